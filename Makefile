@@ -1,0 +1,62 @@
+# Two commands for a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+VENDOR := static/vendor
+
+.PHONY: run test lint format golden bench assets browser clean
+
+$(BIN)/mcp-lab: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@
+
+# Front-end libraries come from the npm registry, pinned by package-lock.json, served from static/.
+$(VENDOR)/.stamp: package.json package-lock.json
+	npm ci --no-audit --no-fund --silent
+	mkdir -p $(VENDOR)
+	cp node_modules/htmx.org/dist/htmx.min.js $(VENDOR)/htmx.min.js
+	cp node_modules/htmx-ext-ws/dist/ws.min.js $(VENDOR)/htmx-ext-ws.min.js
+	cp node_modules/axe-core/axe.min.js $(VENDOR)/axe.min.js
+	touch $@
+
+assets: $(VENDOR)/.stamp
+
+# Browser tests use Debian's Chromium; Playwright cannot download its own browser here.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk; \
+	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk; fi; }
+
+translations: $(BIN)/mcp-lab
+	$(BIN)/pybabel compile -q -d app/translations -f || true
+
+run: $(BIN)/mcp-lab assets translations
+	$(BIN)/mcp-lab serve --host 127.0.0.1 --port 5000
+
+test: $(BIN)/mcp-lab assets browser translations
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/pytest -q
+
+lint: $(BIN)/mcp-lab
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+format: $(BIN)/mcp-lab
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+# Regenerate golden traces on purpose, after a reviewed change to the engine or a scenario.
+golden: $(BIN)/mcp-lab
+	$(BIN)/python -m tests.golden
+
+bench: $(BIN)/mcp-lab assets
+	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/viewer.py
+
+clean:
+	rm -rf $(VENV) node_modules $(VENDOR)

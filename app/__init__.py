@@ -1,0 +1,1 @@
+"""MCP Discovery Lab: a teaching visualizer of MCP tool discovery."""
