@@ -1,0 +1,1 @@
+"""The sans-IO MCP core: no Flask, sockets, threads or wall clock."""

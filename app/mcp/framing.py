@@ -1,0 +1,256 @@
+"""How each transport frames a JSON-RPC message, both ways: encode to the exact text on the wire
+and decode it back.
+
+stdio: one JSON message per line (no embedded newlines), client->server on the server's stdin,
+server->client on its stdout. HTTP: `HttpLink` holds what one client-server HTTP connection
+remembers (version for the MCP-Protocol-Version header, the session id, which SSE streams are
+open, event ids) and turns each message into the POST, the HTTP response or the SSE event that
+carries it for the negotiated version: HTTP+SSE for 2024-11-05, Streamable HTTP with sessions for
+2025-03-26 to 2025-11-25, stateless POST-only for 2026-07-28. Pure functions and plain state: the
+same code frames the simulation and could frame a real connection.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from . import versions
+from .jsonrpc import Message
+
+JSON_CONTENT = "application/json"
+SSE_CONTENT = "text/event-stream"
+HTTP_STATUS = {200: "OK", 202: "Accepted", 400: "Bad Request", 404: "Not Found"}
+
+
+def encode_json(message: Message) -> str:
+    """Compact UTF-8 JSON; json escapes control characters, so no raw newline can appear."""
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The text a transport carries for one message. `reply` is an immediate HTTP answer that
+    carries no JSON-RPC message of its own (202 Accepted)."""
+
+    transport: str
+    channel: str
+    text: str
+    reply: str | None = None
+
+
+def stdio_frame(message: Message, *, from_client: bool) -> Frame:
+    return Frame("stdio", "stdin" if from_client else "stdout", encode_json(message) + "\n")
+
+
+def parse_stdio(text: str) -> list[Message]:
+    """Every non-empty line is one message."""
+    return [json.loads(line) for line in text.split("\n") if line.strip()]
+
+
+def _head(start_line: str, headers: list[tuple[str, str]]) -> str:
+    return start_line + "\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers) + "\r\n"
+
+
+def _status_line(status: int) -> str:
+    return f"HTTP/1.1 {status} {HTTP_STATUS.get(status, 'Unknown')}"
+
+
+def sse_event(
+    message: Message | None,
+    *,
+    event: str = "message",
+    event_id: str | None = None,
+    data: str | None = None,
+) -> str:
+    lines = []
+    if event_id is not None:
+        lines.append(f"id: {event_id}")
+    lines.append(f"event: {event}")
+    lines.append(f"data: {encode_json(message) if message is not None else data}")
+    return "\n".join(lines) + "\n\n"
+
+
+def http_status_for(message: Message) -> int:
+    """Modern HTTP maps some JSON-RPC errors onto HTTP statuses; legacy answers 200 with the body."""
+    code = message.get("error", {}).get("code") if "error" in message else None
+    if code is None:
+        return 200
+    if code == -32601:
+        return 404
+    if code in (-32602, -32020, -32021, -32022, -32600, -32700):
+        return 400
+    return 200
+
+
+class HttpLink:
+    """One client's HTTP connection to one server, as far as framing needs to remember it."""
+
+    def __init__(self, server_id: str, version: str, *, authority: str = "127.0.0.1:3000"):
+        self.server_id = server_id
+        self.version = version
+        self.negotiated = False
+        self.authority = authority
+        self.session_id: str | None = None
+        self.streams: dict[str, str] = {}  # stream key -> channel label
+        self._event_counter = 0
+        digest = hashlib.sha256(server_id.encode()).hexdigest()
+        self._session_token = (
+            f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}"
+        )
+
+    @property
+    def flavour(self) -> str:
+        return versions.http_flavour(self.version)
+
+    @property
+    def post_path(self) -> str:
+        if self.flavour == "http+sse":
+            return f"/messages?session_id={self._session_token.replace('-', '')}"
+        return "/mcp"
+
+    def _next_event_id(self) -> str:
+        self._event_counter += 1
+        return f"{self.server_id}-{self._event_counter}"
+
+    def open_legacy_stream(self) -> Frame:
+        """The GET that opens the server-to-client SSE stream (legacy HTTP only)."""
+        if self.flavour == "http+sse":
+            path = self.post_path
+            request = _head(
+                f"GET /sse HTTP/1.1", [("Host", self.authority), ("Accept", SSE_CONTENT)]
+            )
+            response = _head(
+                _status_line(200), [("Content-Type", SSE_CONTENT), ("Cache-Control", "no-cache")]
+            )
+            self.streams["server"] = "GET /sse"
+            return Frame(
+                "http",
+                "GET /sse",
+                request + response + sse_event(None, event="endpoint", data=path),
+            )
+        headers = [("Host", self.authority), ("Accept", SSE_CONTENT)]
+        headers += self._session_headers()
+        request = _head("GET /mcp HTTP/1.1", headers)
+        response = _head(
+            _status_line(200), [("Content-Type", SSE_CONTENT), ("Cache-Control", "no-cache")]
+        )
+        self.streams["server"] = "GET /mcp"
+        return Frame("http", "GET /mcp", request + response)
+
+    def _session_headers(self) -> list[tuple[str, str]]:
+        header = versions.session_header(self.version)
+        if header and self.session_id:
+            return [(header, self.session_id)]
+        return []
+
+    def client_message(self, message: Message) -> Frame:
+        """A client's POST. Notifications and responses are answered 202 with no body."""
+        body = encode_json(message)
+        method = message.get("method")
+        headers = [
+            ("Host", self.authority),
+            ("Content-Type", JSON_CONTENT),
+            ("Accept", f"{JSON_CONTENT}, {SSE_CONTENT}"),
+        ]
+        modern = versions.era_of(self.version) is versions.Era.MODERN
+        if modern:
+            headers.append(("MCP-Protocol-Version", self.version))
+            headers.append(("Mcp-Method", str(method)))
+            name = (message.get("params") or {}).get("name")
+            if method in ("tools/call", "prompts/get") and isinstance(name, str):
+                headers.append(("Mcp-Name", name))
+        elif self.negotiated and versions.sends_version_header(self.version):
+            headers.append(("MCP-Protocol-Version", self.version))
+        headers += self._session_headers()
+        headers.append(("Content-Length", str(len(body.encode()))))
+        text = _head(f"POST {self.post_path} HTTP/1.1", headers) + body
+        channel = f"POST {self.post_path.split('?')[0]}"
+        is_request = "method" in message and "id" in message
+        reply = None
+        if not is_request or self.flavour == "http+sse":
+            reply = _head(_status_line(202), [("Content-Length", "0")])
+        return Frame("http", channel, text, reply)
+
+    def server_message(
+        self, message: Message, *, answers: str | None = None, stream: str | None = None
+    ) -> Frame:
+        """A server's message: the response to a POST, or an event on an open SSE stream.
+
+        `answers` is the method of the request a response belongs to; `stream` names the listen
+        request (modern) whose SSE response stream carries a notification.
+        """
+        if self.flavour == "http+sse":
+            event_id = None
+            return Frame("http", "GET /sse", sse_event(message, event_id=event_id))
+        modern = versions.era_of(self.version) is versions.Era.MODERN
+        if "method" in message:  # a notification travels on a stream
+            if modern and stream is not None:
+                key = f"listen:{stream}"
+                if key not in self.streams:
+                    self.streams[key] = "POST /mcp"
+                    head = _head(
+                        _status_line(200),
+                        [("Content-Type", SSE_CONTENT), ("Cache-Control", "no-cache")],
+                    )
+                    return Frame("http", "POST /mcp", head + sse_event(message))
+                return Frame("http", "POST /mcp", sse_event(message))
+            event_id = self._next_event_id() if versions.sse_event_ids(self.version) else None
+            channel = self.streams.get("server", "GET /mcp")
+            return Frame("http", channel, sse_event(message, event_id=event_id))
+        body = encode_json(message)
+        headers = [("Content-Type", JSON_CONTENT)]
+        if (
+            answers == "initialize"
+            and "result" in message
+            and versions.session_header(self.version)
+        ):
+            self.session_id = self._session_token
+            headers += self._session_headers()
+        status = http_status_for(message) if modern else 200
+        headers.append(("Content-Length", str(len(body.encode()))))
+        return Frame("http", "POST /mcp", _head(_status_line(status), headers) + body)
+
+
+def parse_http_request(text: str) -> tuple[str, dict[str, str], Message | None]:
+    """Split a framed HTTP request into its request line, headers and JSON body (or None)."""
+    head, _, body = text.partition("\r\n\r\n")
+    start, *header_lines = head.split("\r\n")
+    headers = dict(line.split(": ", 1) for line in header_lines)
+    return start, headers, (json.loads(body) if body.strip() else None)
+
+
+def parse_sse(text: str) -> list[dict[str, str]]:
+    """SSE events as dicts of their fields (id, event, data)."""
+    events = []
+    for block in text.split("\n\n"):
+        if not block.strip():
+            continue
+        fields: dict[str, str] = {}
+        for line in block.split("\n"):
+            key, _, value = line.partition(": ")
+            fields[key] = value
+        events.append(fields)
+    return events
+
+
+def parse_http_response(text: str) -> tuple[int, dict[str, str], list[Message]]:
+    """Status, headers and the JSON-RPC messages of a framed response (JSON body or SSE events)."""
+    head, _, body = text.partition("\r\n\r\n")
+    start, *header_lines = head.split("\r\n")
+    headers = dict(line.split(": ", 1) for line in header_lines)
+    status = int(start.split(" ")[1])
+    if headers.get("Content-Type") == SSE_CONTENT:
+        messages = [json.loads(e["data"]) for e in parse_sse(body) if e.get("event") == "message"]
+    else:
+        messages = [json.loads(body)] if body.strip() else []
+    return status, headers, messages
+
+
+def describe(payload: Any) -> str:
+    """A short label for logs: the method or 'result'/'error'."""
+    if isinstance(payload, dict):
+        return str(payload.get("method") or ("error" if "error" in payload else "result"))
+    return type(payload).__name__

@@ -1,0 +1,177 @@
+"""The agent host: several MCP clients behind one agent, and the tools it hands the model.
+
+Tool names are unique only per server, so the host prefixes each with the server id the
+configuration gives it (never serverInfo.name, which is not unique), then makes the result safe
+for model APIs (^[a-zA-Z0-9_-]{1,64}$) with a reversible mapping: the model's name maps back to
+(server id, tool name) through a table, not by parsing. The model's tools are rebuilt from the
+clients' current snapshots for every model request (unless a scenario turns on the stale
+behaviour on purpose), filtered by the user's access rules; a prepared call is checked against
+the current contract before it runs.
+"""
+
+from __future__ import annotations
+
+import copy
+import fnmatch
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import jsonschema
+
+from .client import schema_hash
+
+MODEL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
+SEPARATOR = "__"
+
+
+@dataclass(frozen=True)
+class HostConfig:
+    user: str | None = None
+    # user -> patterns of "serverId/toolName" the user may not use (fnmatch-style)
+    deny: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    rebuild_every_request: bool = True
+
+
+def model_safe_name(server_id: str, tool: str, taken: set[str]) -> str:
+    """Prefix, replace what model APIs refuse, and keep it unique and within 64 characters."""
+    candidate = _UNSAFE.sub("_", f"{server_id}{SEPARATOR}{tool}")
+    if len(candidate) > 64 or candidate in taken or not candidate:
+        digest = hashlib.sha256(f"{server_id}\0{tool}".encode()).hexdigest()[:8]
+        candidate = f"{candidate[:55]}_{digest}"
+    return candidate
+
+
+@dataclass(frozen=True)
+class PreparedCall:
+    model_name: str
+    server_id: str
+    tool: str
+    arguments: dict[str, Any]
+    schema_hash: str
+
+
+class Host:
+    def __init__(self, server_ids: list[str], config: HostConfig):
+        self.server_ids = list(server_ids)
+        self.config = config
+        self.user = config.user
+        self.rebuild_every_request = config.rebuild_every_request
+        self.model_requests = 0
+        self._frozen_tools: list[dict[str, Any]] | None = None
+        self.last_model_tools: list[dict[str, Any]] = []
+        self.console: list[str] = []
+
+    def denied(self, server_id: str, tool: str) -> bool:
+        patterns = self.config.deny.get(self.user or "", ())
+        return any(fnmatch.fnmatchcase(f"{server_id}/{tool}", p) for p in patterns)
+
+    def table(self, snapshots: Mapping[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+        """One row per (server, tool) in server order, with its model-facing name."""
+        rows: list[dict[str, Any]] = []
+        taken: set[str] = set()
+        for server_id in self.server_ids:
+            for tool in snapshots.get(server_id, []):
+                name = str(tool.get("name", ""))
+                model_name = model_safe_name(server_id, name, taken)
+                taken.add(model_name)
+                rows.append(
+                    {
+                        "serverId": server_id,
+                        "tool": name,
+                        "qualified": f"{server_id}/{name}",
+                        "modelName": model_name,
+                        "schemaHash": schema_hash(tool),
+                        "allowed": not self.denied(server_id, name),
+                    }
+                )
+        return rows
+
+    def collisions(self, snapshots: Mapping[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+        owners: dict[str, list[str]] = {}
+        for server_id in self.server_ids:
+            for tool in snapshots.get(server_id, []):
+                owners.setdefault(str(tool.get("name", "")), []).append(server_id)
+        return [{"tool": n, "servers": s} for n, s in owners.items() if len(s) > 1]
+
+    def model_tools(self, snapshots: Mapping[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+        """The tools array as the model would receive it now (Anthropic-style keys)."""
+        by_key = {
+            (s, str(t.get("name", ""))): t for s in self.server_ids for t in snapshots.get(s, [])
+        }
+        tools = []
+        for row in self.table(snapshots):
+            if not row["allowed"]:
+                continue
+            tool = by_key[(row["serverId"], row["tool"])]
+            tools.append(
+                {
+                    "name": row["modelName"],
+                    "description": str(tool.get("description", "")),
+                    "input_schema": copy.deepcopy(tool.get("inputSchema", {"type": "object"})),
+                }
+            )
+        return tools
+
+    def model_request(self, snapshots: Mapping[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+        """Build the next model request's tools. The stale variant reuses the first list forever."""
+        self.model_requests += 1
+        if self.rebuild_every_request or self._frozen_tools is None:
+            tools = self.model_tools(snapshots)
+            if not self.rebuild_every_request:
+                self._frozen_tools = tools
+        else:
+            tools = self._frozen_tools
+        self.last_model_tools = copy.deepcopy(tools)
+        return tools
+
+    def resolve(
+        self, model_name: str, snapshots: Mapping[str, list[dict[str, Any]]]
+    ) -> dict[str, Any] | None:
+        return next((r for r in self.table(snapshots) if r["modelName"] == model_name), None)
+
+    def prepare_call(
+        self,
+        model_name: str,
+        arguments: dict[str, Any],
+        snapshots: Mapping[str, list[dict[str, Any]]],
+    ) -> PreparedCall | None:
+        row = self.resolve(model_name, snapshots)
+        if row is None:
+            return None
+        return PreparedCall(
+            model_name, row["serverId"], row["tool"], copy.deepcopy(arguments), row["schemaHash"]
+        )
+
+    def revalidate(
+        self, call: PreparedCall, snapshots: Mapping[str, list[dict[str, Any]]]
+    ) -> str | None:
+        """None when the call may run against the current contract; otherwise why not."""
+        tool = next(
+            (t for t in snapshots.get(call.server_id, []) if t.get("name") == call.tool), None
+        )
+        if tool is None:
+            return "gone"
+        if self.denied(call.server_id, call.tool):
+            return "denied"
+        if schema_hash(tool) != call.schema_hash:
+            try:
+                jsonschema.validate(call.arguments, tool.get("inputSchema", {}))
+            except jsonschema.ValidationError as exc:
+                return f"schema-changed: {exc.message}"
+            except jsonschema.SchemaError:
+                return "schema-changed: the new schema is not valid JSON Schema"
+        return None
+
+    def snapshot(self, snapshots: Mapping[str, list[dict[str, Any]]]) -> dict[str, Any]:
+        table = self.table(snapshots)
+        return {
+            "user": self.user,
+            "rebuildEveryRequest": self.rebuild_every_request,
+            "tools": table,
+            "collisions": self.collisions(snapshots),
+            "denied": [r["modelName"] for r in table if not r["allowed"]],
+        }

@@ -1,0 +1,124 @@
+"""The protocol versions the lab speaks and what each one has.
+
+One table of plain data answers every "does version V have X?" question, so the server, the
+client and the framing code never compare dates ad hoc. Two eras: legacy (2024-11-05 ...
+2025-11-25, with the initialize handshake) and modern (2026-07-28, stateless, no initialize).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+VERSIONS: tuple[str, ...] = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
+LEGACY_VERSIONS: tuple[str, ...] = VERSIONS[:4]
+MODERN_VERSIONS: tuple[str, ...] = ("2026-07-28",)
+LATEST = "2026-07-28"
+LATEST_LEGACY = "2025-11-25"
+
+# Keys of the per-request _meta that replaces the handshake in the modern era.
+META = "io.modelcontextprotocol/"
+META_VERSION = META + "protocolVersion"
+META_CLIENT_INFO = META + "clientInfo"
+META_CLIENT_CAPABILITIES = META + "clientCapabilities"
+META_SERVER_INFO = META + "serverInfo"
+META_SUBSCRIPTION_ID = META + "subscriptionId"
+
+
+class Era(StrEnum):
+    LEGACY = "legacy"
+    MODERN = "modern"
+
+
+def era_of(version: str) -> Era:
+    """The era of a known version; unknown versions are refused rather than guessed."""
+    if version in MODERN_VERSIONS:
+        return Era.MODERN
+    if version in LEGACY_VERSIONS:
+        return Era.LEGACY
+    raise ValueError(f"unknown protocol version {version!r}")
+
+
+def at_least(version: str, other: str) -> bool:
+    """Dated versions sort as strings; both must be known versions."""
+    return VERSIONS.index(version) >= VERSIONS.index(other)
+
+
+_TOOL_FIELDS: dict[str, frozenset[str]] = {
+    "2024-11-05": frozenset({"name", "description", "inputSchema"}),
+    "2025-03-26": frozenset({"name", "description", "inputSchema", "annotations"}),
+    "2025-06-18": frozenset(
+        {"name", "title", "description", "inputSchema", "outputSchema", "annotations", "_meta"}
+    ),
+    "2025-11-25": frozenset(
+        {
+            "name",
+            "title",
+            "description",
+            "inputSchema",
+            "outputSchema",
+            "annotations",
+            "_meta",
+            "icons",
+            "execution",
+        }
+    ),
+    # 2026-07-28 moved execution (tasks) out of the core into an extension.
+    "2026-07-28": frozenset(
+        {
+            "name",
+            "title",
+            "description",
+            "inputSchema",
+            "outputSchema",
+            "annotations",
+            "_meta",
+            "icons",
+        }
+    ),
+}
+
+_IMPLEMENTATION_FIELDS: dict[str, frozenset[str]] = {
+    "2024-11-05": frozenset({"name", "version"}),
+    "2025-03-26": frozenset({"name", "version"}),
+    "2025-06-18": frozenset({"name", "version", "title"}),
+    "2025-11-25": frozenset({"name", "version", "title", "description", "icons", "websiteUrl"}),
+    "2026-07-28": frozenset({"name", "version", "title", "description", "icons", "websiteUrl"}),
+}
+
+
+def tool_fields(version: str) -> frozenset[str]:
+    """Keys a Tool object may carry in this version."""
+    return _TOOL_FIELDS[version]
+
+
+def implementation_fields(version: str) -> frozenset[str]:
+    """Keys a clientInfo / serverInfo object may carry in this version."""
+    return _IMPLEMENTATION_FIELDS[version]
+
+
+def has_structured_content(version: str) -> bool:
+    return at_least(version, "2025-06-18")
+
+
+def http_flavour(version: str) -> str:
+    """2024-11-05 used HTTP+SSE (GET stream, POST endpoint); later versions Streamable HTTP."""
+    return "http+sse" if version == "2024-11-05" else "streamable-http"
+
+
+def session_header(version: str) -> str | None:
+    """The HTTP session header's spelling, or None where the version has no sessions."""
+    if version in ("2025-03-26", "2025-06-18"):
+        return "Mcp-Session-Id"
+    if version == "2025-11-25":
+        return "MCP-Session-Id"
+    return None
+
+
+def sends_version_header(version: str) -> bool:
+    """MCP-Protocol-Version on HTTP requests (after initialize) from 2025-06-18 on."""
+    return at_least(version, "2025-06-18")
+
+
+def sse_event_ids(version: str) -> bool:
+    """SSE resumability (event ids, Last-Event-ID) existed from 2025-03-26 to 2025-11-25."""
+    return version in ("2025-03-26", "2025-06-18", "2025-11-25")
