@@ -87,6 +87,7 @@ class _Pending:
     generation: int = 0
     cursor: str | None = None
     call: dict[str, Any] | None = None
+    manual: bool = False
 
 
 @dataclass
@@ -137,7 +138,8 @@ class MCPClient:
         self._next_id += 1
         self._pending[request_id] = pending
         if self.era is Era.MODERN:
-            params = {**(params or {}), "_meta": self._meta()}
+            given = params or {}
+            params = {**given, "_meta": {**self._meta(), **given.get("_meta", {})}}
         return jsonrpc.request(request_id, method, params)
 
     def _meta(self) -> dict[str, Any]:
@@ -220,6 +222,16 @@ class MCPClient:
         pending = self._pending.pop(request_id, None) if request_id is not None else None
         if pending is None:
             return Output(events=[Event("unexpected-response", {"id": request_id})])
+        if pending.manual:
+            outcome = "error" if kind is jsonrpc.Kind.ERROR else "result"
+            detail = message.get("error") or {}
+            return Output(
+                events=[
+                    Event(
+                        f"manual-{outcome}", {"method": pending.method, "code": detail.get("code")}
+                    )
+                ]
+            )
         if kind is jsonrpc.Kind.ERROR:
             return self._error(pending, message["error"])
         result = message["result"]
@@ -475,6 +487,11 @@ class MCPClient:
     def _listen_closed(self, _: _Pending, result: dict[str, Any]) -> Output:
         self.listening = False
         return Output(events=[Event("listen-closed", {})])
+
+    def raw_request(self, method: str, params: dict[str, Any] | None) -> Output:
+        """A request scripted by hand (a bad cursor, say); its answer changes nothing."""
+        message = self._request(method, params, _Pending(method, manual=True))
+        return Output([message], [Event("manual", {"method": method})])
 
     # ----------------------------------------------------------------- calls
     def call_tool(self, name: str, arguments: dict[str, Any]) -> Output:

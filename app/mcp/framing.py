@@ -74,7 +74,7 @@ def sse_event(
 
 
 def http_status_for(message: Message) -> int:
-    """Modern HTTP maps some JSON-RPC errors onto HTTP statuses; legacy answers 200 with the body."""
+    """Modern HTTP maps some JSON-RPC errors onto HTTP statuses; legacy always answers 200."""
     code = message.get("error", {}).get("code") if "error" in message else None
     if code is None:
         return 200
@@ -120,7 +120,7 @@ class HttpLink:
         if self.flavour == "http+sse":
             path = self.post_path
             request = _head(
-                f"GET /sse HTTP/1.1", [("Host", self.authority), ("Accept", SSE_CONTENT)]
+                "GET /sse HTTP/1.1", [("Host", self.authority), ("Accept", SSE_CONTENT)]
             )
             response = _head(
                 _status_line(200), [("Content-Type", SSE_CONTENT), ("Cache-Control", "no-cache")]

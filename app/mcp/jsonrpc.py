@@ -70,9 +70,9 @@ def classify(message: Any) -> Kind:
     if message.get("jsonrpc") != "2.0":
         raise ProtocolError('"jsonrpc" must be "2.0"')
     has_id = "id" in message
-    if has_id and (message["id"] is None or isinstance(message["id"], bool)):
-        if "error" not in message:
-            raise ProtocolError("id must be a string or a number, never null")
+    id_missing = has_id and (message["id"] is None or isinstance(message["id"], bool))
+    if id_missing and "error" not in message:
+        raise ProtocolError("id must be a string or a number, never null")
     if has_id and not isinstance(message["id"], int | str | None):
         raise ProtocolError("id must be a string or a number")
     if "method" in message:

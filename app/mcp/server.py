@@ -144,11 +144,14 @@ class MCPServer:
         method = message["method"]
         params = message.get("params") or {}
         meta = params.get("_meta") or {}
-        if versions.META_VERSION in meta or (
-            kind is jsonrpc.Kind.REQUEST and method in ("server/discover", "subscriptions/listen")
-        ):
-            if Era.MODERN.value in self._eras():
-                return self._receive_modern(message, kind)
+        if (
+            versions.META_VERSION in meta
+            or (
+                kind is jsonrpc.Kind.REQUEST
+                and method in ("server/discover", "subscriptions/listen")
+            )
+        ) and Era.MODERN.value in self._eras():
+            return self._receive_modern(message, kind)
         if kind is jsonrpc.Kind.NOTIFICATION:
             return self._receive_legacy_notification(method, params)
         return self._receive_legacy_request(message)
@@ -158,8 +161,7 @@ class MCPServer:
 
     def _receive_legacy_notification(self, method: str, params: dict[str, Any]) -> list[Message]:
         if method == "notifications/cancelled":
-            request_id = params.get("requestId")
-            self.subscriptions.pop(request_id, None)
+            self.subscriptions.pop(params.get("requestId", ""), None)
             return []
         allowed = LEGACY_TRANSITIONS.get(self.phase, {})
         if method in allowed:
@@ -214,7 +216,7 @@ class MCPServer:
         meta = params.get("_meta") or {}
         if kind is jsonrpc.Kind.NOTIFICATION:
             if method == "notifications/cancelled":
-                self.subscriptions.pop(params.get("requestId"), None)
+                self.subscriptions.pop(params.get("requestId", ""), None)
             return []
         request_id = message["id"]
         missing = [

@@ -1,0 +1,154 @@
+"""The `mcp-lab` command: list, validate and trace scenarios, and serve the web lab."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from app.engine.checks import check_scenario
+from app.engine.scenario import (
+    Scenario,
+    ScenarioInvalid,
+    default_scenarios_dir,
+    load_library,
+    load_scenario,
+)
+from app.engine.textview import render_text
+from app.mcp import versions
+
+
+def _print_lines(text: str) -> None:
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def cmd_scenarios(args: argparse.Namespace) -> int:
+    library = load_library(default_scenarios_dir())
+    rows: list[dict[str, Any]] = [
+        {
+            "id": s.id,
+            "title": s.title,
+            "summary": s.summary,
+            "topics": s.topics,
+            "versions": s.versions,
+            "transports": s.transports,
+        }
+        for s in library.scenarios.values()
+    ]
+    if args.format == "json":
+        _print_lines(json.dumps(rows, ensure_ascii=False, indent=2))
+    else:
+        for row in rows:
+            _print_lines(f"{row['id']:<28} {row['title']['en']}")
+    for error in library.errors:
+        print(error, file=sys.stderr)
+    return 1 if library.errors else 0
+
+
+def _paths(arguments: list[str]) -> list[Path]:
+    if not arguments:
+        return sorted(default_scenarios_dir().glob("*.yaml"))
+    found: list[Path] = []
+    for item in map(Path, arguments):
+        found += sorted(item.glob("*.yaml")) if item.is_dir() else [item]
+    return found
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    failed = False
+    paths = _paths(args.paths)
+    for path in paths:
+        try:
+            errors = check_scenario(load_scenario(path))
+        except ScenarioInvalid as exc:
+            errors = exc.errors
+        for error in errors:
+            _print_lines(str(error))
+        failed = failed or bool(errors)
+    if not failed:
+        print(f"{len(paths)} scenario file(s) valid", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _resolve(target: str) -> Scenario:
+    path = Path(target)
+    if path.suffix in (".yaml", ".yml") or path.exists():
+        return load_scenario(path)
+    candidate = default_scenarios_dir() / f"{target}.yaml"
+    if not candidate.exists():
+        raise SystemExit(f"mcp-lab: no scenario {target!r} (try `mcp-lab scenarios`)")
+    return load_scenario(candidate)
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    from app.engine.runner import run_trace
+
+    try:
+        scenario = _resolve(args.scenario)
+    except ScenarioInvalid as exc:
+        for error in exc.errors:
+            print(error, file=sys.stderr)
+        return 1
+    version = args.protocol_version or scenario.default_version
+    if version not in scenario.versions:
+        print(
+            f"mcp-lab: {scenario.id} does not run under {version}; it runs under "
+            f"{', '.join(scenario.versions)}",
+            file=sys.stderr,
+        )
+        return 2
+    if args.transport not in scenario.transports:
+        print(f"mcp-lab: {scenario.id} does not run over {args.transport}", file=sys.stderr)
+        return 2
+    trace = run_trace(scenario, version, args.transport)
+    if args.format == "jsonl":
+        sys.stdout.writelines(
+            json.dumps(step, ensure_ascii=False, separators=(",", ":")) + "\n" for step in trace
+        )
+    else:
+        _print_lines(render_text(trace, args.lang, scenario.title[args.lang]))
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from app.web.server import serve  # type: ignore[import-not-found,unused-ignore]
+
+    serve(args.host, args.port)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mcp-lab", description="MCP Discovery Lab")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("scenarios", help="list the scenario library")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.set_defaults(func=cmd_scenarios)
+    p = sub.add_parser("validate", help="check scenario files (schema and meaning)")
+    p.add_argument("paths", nargs="*", metavar="PATH")
+    p.set_defaults(func=cmd_validate)
+    p = sub.add_parser("trace", help="run a scenario and print its steps")
+    p.add_argument("scenario", metavar="ID|PATH")
+    p.add_argument("--protocol-version", choices=versions.VERSIONS)
+    p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    p.add_argument("--format", choices=["jsonl", "text"], default="text")
+    p.add_argument("--lang", choices=["en", "zh", "ru"], default="en")
+    p.set_defaults(func=cmd_trace)
+    p = sub.add_parser("serve", help="serve the web lab")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=5000)
+    p.set_defaults(func=cmd_serve)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except BrokenPipeError:  # `mcp-lab trace ... | head` is fine
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,138 @@
+"""The meaning checks of a scenario: run it under every version and transport it declares and
+verify what a schema cannot. Checkpoint answer keys are derived from the trace (exactly the
+answer's `match` fits the step asked about), expectations hold, misconceptions point at a real
+step, every step is narrated in every language, and every message validates against the
+official schema of its version. `mcp-lab validate` and the tests both use this.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from app.mcp.schemas import check_message
+
+from .matcher import first_match, matches
+from .narration import LANGUAGES
+from .runner import run_trace
+from .scenario import Scenario, ScenarioError, _line_of
+
+MIN_CHECKPOINTS = 2
+
+
+def sender_of(step: dict[str, Any]) -> Literal["client", "server"]:
+    return "client" if str(step["from"]).startswith("client") else "server"
+
+
+def message_problems(step: dict[str, Any]) -> list[str]:
+    if step["message"] is None:
+        return []
+    return check_message(
+        step["message"],
+        step["protocolVersion"],
+        sender=sender_of(step),
+        request_method=step["method"] if "method" not in step["message"] else None,
+    )
+
+
+def count(trace: list[dict[str, Any]], key: str) -> int:
+    """Steps of a kind (`cache-hit`), or requests of a method (`tools/list`)."""
+    return sum(
+        1 for s in trace if s["kind"] == key or (s["kind"] == "request" and s["method"] == key)
+    )
+
+
+def expectation_for(scenario: Scenario, era: str) -> dict[str, Any]:
+    expect = dict(scenario.data.get("expect", {}))
+    specific = expect.pop("legacy", {}), expect.pop("modern", {})
+    return {**expect, **(specific[0] if era == "legacy" else specific[1])}
+
+
+def check_trace(scenario: Scenario, trace: list[dict[str, Any]]) -> list[tuple[list[Any], str]]:
+    """Problems in one trace, each with the path of the scenario field it concerns."""
+    problems: list[tuple[list[Any], str]] = []
+    version, transport = trace[0]["protocolVersion"], trace[0]["transport"]
+    where = f"under {version} over {transport}"
+    era = trace[-1]["era"]
+    script = scenario.data["script"]
+    asked = {s["checkpoint"]["action"]: s["index"] for s in trace if s["checkpoint"]}
+    for i, action in enumerate(script):
+        cp = action.get("checkpoint")
+        if (
+            not cp
+            or action.get("era") not in (None, era)
+            or version not in action.get("versions", [version])
+        ):
+            continue
+        if i not in asked:
+            problems.append((["script", i, "checkpoint", "at"], f"never matches a step {where}"))
+            continue
+        moment = trace[asked[i] + 1]
+        fitting = [n for n, c in enumerate(cp["choices"]) if matches(moment, c["match"])]
+        if fitting != [cp["answer"]]:
+            problems.append(
+                (
+                    ["script", i, "checkpoint", "answer"],
+                    f"the trace {where} fits choices {fitting}, the key says {cp['answer']}",
+                )
+            )
+    if len(asked) < MIN_CHECKPOINTS:
+        problems.append(
+            (["script"], f"only {len(asked)} checkpoint(s) {where}; at least {MIN_CHECKPOINTS}")
+        )
+    expect = expectation_for(scenario, era)
+    final = [t["name"] for t in trace[-1]["state"]["model"]["tools"]]
+    if "modelTools" in expect and final != expect["modelTools"]:
+        problems.append((["expect", "modelTools"], f"the model got {final} {where}"))
+    start = 0
+    for n, m in enumerate(expect.get("contains", [])):
+        found = first_match(trace, m, start)
+        if found is None:
+            problems.append((["expect", "contains", n], f"no step matches, in order, {where}"))
+        else:
+            start = found + 1
+    for n, m in enumerate(expect.get("absent", [])):
+        found = first_match(trace, m)
+        if found is not None:
+            problems.append((["expect", "absent", n], f"step {found} matches {where}"))
+    for key, want in expect.get("counts", {}).items():
+        got = count(trace, key)
+        if got != want:
+            problems.append((["expect", "counts", key], f"{got}, not {want}, {where}"))
+    for n, mc in enumerate(scenario.misconceptions):
+        if first_match(trace, mc["refutedBy"]) is None:
+            problems.append((["misconceptions", n, "refutedBy"], f"no step matches {where}"))
+    for step in trace:
+        missing = [lang for lang in LANGUAGES if not step["narration"].get(lang, "").strip()]
+        if missing:
+            problems.append(
+                (["script"], f"step {step['index']} has no {missing} narration {where}")
+            )
+        for p in message_problems(step):
+            problems.append((["script"], f"step {step['index']} {where}: {p}"))
+    return problems
+
+
+def check_scenario(scenario: Scenario) -> list[ScenarioError]:
+    """Run every version x transport; report each distinct problem once, with its line."""
+    path = Path(scenario.path)
+    node = yaml.compose(path.read_text("utf-8"), Loader=yaml.SafeLoader)
+    seen: dict[tuple[str, ...], ScenarioError] = {}
+    for version in scenario.versions:
+        for transport in scenario.transports:
+            try:
+                trace = run_trace(scenario, version, transport)
+            except Exception as exc:  # a scenario must never crash the engine; report it
+                problems = [
+                    (["script"], f"the engine failed under {version} over {transport}: {exc!r}")
+                ]
+            else:
+                problems = check_trace(scenario, trace)
+            for field_path, message in problems:
+                error = ScenarioError(
+                    path.name, _line_of(node, field_path), ".".join(map(str, field_path)), message
+                )
+                seen.setdefault((error.field, message.split(" under ")[0]), error)
+    return list(seen.values())

@@ -1,0 +1,603 @@
+"""Run a scenario against the sans-IO core and record a trace of complete-state steps.
+
+The runner owns the world of one run: a manual clock, one MCPServer per configured server, one
+MCPClient per server inside one Host, an HTTP link per server when the transport is HTTP, and a
+FIFO queue of messages in flight. Each script action pushes work into the world; delivering one
+message is one step, and so is anything the lab wants to show that sends nothing (a cache hit,
+a clock jump, a model request). Every step is a full snapshot, so any step can be shown alone.
+No wall clock and no randomness: the same file and options always give the same trace.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from app.mcp import framing, versions
+from app.mcp.client import ClientConfig, ClientPhase, Event, MCPClient, Output, diff_tools
+from app.mcp.clock import ManualClock
+from app.mcp.host import Host, HostConfig, PreparedCall
+from app.mcp.jsonrpc import Message
+from app.mcp.server import MCPServer, ServerConfig
+
+from . import narration
+from .matcher import matches
+from .scenario import ACTION_VERBS, Scenario
+
+DEFAULT_MAX_STEPS = 2000
+
+
+@dataclass
+class _Envelope:
+    from_client: bool
+    server_id: str
+    message: Message
+    stream: Any = None  # the listen request id whose stream carries a modern notification
+
+
+class TraceError(Exception):
+    """The scenario asked for something the world cannot do (a bug in the scenario)."""
+
+
+class Runner:
+    def __init__(
+        self,
+        scenario: Scenario,
+        protocol_version: str,
+        transport: str,
+        max_steps: int = DEFAULT_MAX_STEPS,
+    ):
+        if protocol_version not in versions.VERSIONS:
+            raise ValueError(f"unknown protocol version {protocol_version!r}")
+        if transport not in ("stdio", "http"):
+            raise ValueError(f"unknown transport {transport!r}")
+        self.scenario = scenario
+        self.version = protocol_version
+        self.era = versions.era_of(protocol_version)
+        self.transport = transport
+        self.max_steps = max_steps
+        data = scenario.data
+        self.clock = ManualClock()
+        self.servers: dict[str, MCPServer] = {}
+        self.clients: dict[str, MCPClient] = {}
+        self.links: dict[str, framing.HttpLink] = {}
+        client_cfg = data.get("client", {})
+        for spec in data["servers"]:
+            sid = spec["id"]
+            self.servers[sid] = MCPServer(
+                ServerConfig(
+                    name=spec["name"],
+                    version=spec.get("version", "1.0.0"),
+                    tools=tuple(spec["tools"]),
+                    page_size=spec.get("pageSize", 50),
+                    list_changed=spec.get("listChanged", False),
+                    supported_versions=tuple(spec.get("supportedVersions", versions.VERSIONS)),
+                    instructions=spec.get("instructions"),
+                    ttl_ms=spec.get("ttlMs", 300_000),
+                    cache_scope=spec.get("cacheScope", "public"),
+                    failing_tools=frozenset(spec.get("failingTools", ())),
+                )
+            )
+            self.clients[sid] = MCPClient(
+                ClientConfig(
+                    server_id=sid,
+                    protocol_version=protocol_version,
+                    name=client_cfg.get("name", "lab-agent"),
+                    title=client_cfg.get("title", "MCP Discovery Lab agent"),
+                    cache_ttl_ms=client_cfg.get("cacheTtlMs", 60_000),
+                    listen=client_cfg.get("listen", True),
+                    probe_discover=client_cfg.get("probe", True),
+                    max_pages=client_cfg.get("maxPages", 100),
+                ),
+                self.clock,
+            )
+            if transport == "http":
+                self.links[sid] = framing.HttpLink(sid, protocol_version)
+        host_cfg = data.get("host", {})
+        self.host = Host(
+            list(self.servers),
+            HostConfig(
+                user=host_cfg.get("user"),
+                deny={u: tuple(p) for u, p in host_cfg.get("deny", {}).items()},
+                rebuild_every_request=host_cfg.get("rebuildEveryRequest", True),
+            ),
+        )
+        self.queue: deque[_Envelope] = deque()
+        self.asked: dict[tuple[str, Any], str] = {}
+        self.prepared: dict[str, PreparedCall] = {}
+        self.console: list[str] = []
+        self.trace: list[dict[str, Any]] = []
+        self.model_prompt: str | None = None
+        self._action: dict[str, Any] = {}
+        self._action_start = 0
+        self._action_index = -1
+        self._checkpoint_pending: dict[str, Any] | None = None
+
+    # ----------------------------------------------------------------- snapshots
+    def _tool_snapshots(self) -> dict[str, list[dict[str, Any]]]:
+        return {sid: c.cache.tools for sid, c in self.clients.items()}
+
+    def _state(self) -> dict[str, Any]:
+        snaps = self._tool_snapshots()
+        return {
+            "clockMs": self.clock.now_ms(),
+            "servers": {sid: s.snapshot() for sid, s in self.servers.items()},
+            "clients": {sid: c.snapshot() for sid, c in self.clients.items()},
+            "host": self.host.snapshot(snaps),
+            "model": {
+                "tools": copy.deepcopy(self.host.last_model_tools),
+                "requests": self.host.model_requests,
+                "prompt": self.model_prompt,
+            },
+            "console": list(self.console),
+        }
+
+    # ----------------------------------------------------------------- steps
+    def _emit(
+        self,
+        kind: str,
+        frm: str,
+        to: str,
+        *,
+        message: Message | None = None,
+        frame: framing.Frame | None = None,
+        method: str | None = None,
+        events: list[Event] | None = None,
+        phrase: str,
+        params: dict[str, Any] | None = None,
+        before: dict[str, Any] | None = None,
+        era: str | None = None,
+        version: str | None = None,
+    ) -> None:
+        if len(self.trace) >= self.max_steps:
+            raise _StepCap
+        state = self._state()
+        step: dict[str, Any] = {
+            "index": len(self.trace),
+            "kind": kind,
+            "from": frm,
+            "to": to,
+            "protocolVersion": version or self.version,
+            "era": era or self.era.value,
+            "transport": self.transport,
+            "method": method,
+            "id": None if message is None else message.get("id"),
+            "message": copy.deepcopy(message),
+            "frame": None if frame is None else frame.text,
+            "channel": None if frame is None else frame.channel,
+            "reply": None if frame is None else frame.reply,
+            "events": [{"kind": e.kind, **e.detail} for e in events or []],
+            "state": state,
+            "changes": _changes(before, state) if before is not None else {},
+            "narration": narration.render(phrase, params or {}, events or []),
+            "checkpoint": None,
+        }
+        is_first = len(self.trace) == self._action_start
+        if is_first and "say" in self._action:
+            step["narration"] = dict(self._action["say"])
+        pending = self._checkpoint_pending
+        if pending is not None and matches(step, pending["at"]) and self.trace:
+            self.trace[-1]["checkpoint"] = {
+                "question": pending["question"],
+                "choices": [{"text": c["text"], "why": c["why"]} for c in pending["choices"]],
+                "answer": pending["answer"],
+                "action": self._action_index,
+            }
+            self._checkpoint_pending = None
+        self.trace.append(step)
+
+    def _actor(self, sid: str, client: bool) -> str:
+        return f"client:{sid}" if client else f"server:{sid}"
+
+    # ----------------------------------------------------------------- delivery
+    def _send_from_client(self, sid: str, out: Output) -> None:
+        for message in out.messages:
+            if "method" in message and "id" in message:
+                self.asked[(sid, message["id"])] = message["method"]
+            self.queue.append(_Envelope(True, sid, message))
+
+    def _send_from_server(self, sid: str, messages: list[Message]) -> None:
+        for message in messages:
+            stream = ((message.get("params") or {}).get("_meta") or {}).get(
+                versions.META_SUBSCRIPTION_ID
+            )
+            self.queue.append(_Envelope(False, sid, message, stream))
+
+    def _frame(self, env: _Envelope, answers: str | None) -> framing.Frame:
+        if self.transport == "stdio":
+            return framing.stdio_frame(env.message, from_client=env.from_client)
+        link = self.links[env.server_id]
+        client = self.clients[env.server_id]
+        link.version = client.version
+        link.negotiated = client.phase is ClientPhase.READY
+        if env.from_client:
+            return link.client_message(env.message)
+        return link.server_message(env.message, answers=answers, stream=env.stream)
+
+    def deliver(self, index: int = 0) -> None:
+        env = self.queue[index]
+        del self.queue[index]
+        sid, message = env.server_id, env.message
+        client = self.clients[sid]
+        before = self._state()
+        version, era = client.version, client.era.value
+        if env.from_client:
+            method = message.get("method")
+            frame = self._frame(env, None)
+            replies = self.servers[sid].receive(message)
+            kind = "request" if "id" in message else "notification"
+            self._send_from_server(sid, replies)
+            phrase, params = narration.for_client_message(message, client, sid)
+            self._emit(
+                kind,
+                self._actor(sid, True),
+                self._actor(sid, False),
+                message=message,
+                frame=frame,
+                method=method,
+                phrase=phrase,
+                params=params,
+                before=before,
+                era=era,
+                version=version,
+            )
+            if method == "notifications/initialized" and self.transport == "http":
+                self._open_legacy_stream(sid)
+            return
+        answers = (
+            self.asked.pop((sid, message.get("id")), None) if "method" not in message else None
+        )
+        frame = self._frame(env, answers)
+        in_gather = client.gathering.generation if client.gathering else None
+        out = client.receive(message)
+        self._send_from_client(sid, out)
+        kind = (
+            "notification"
+            if "method" in message
+            else ("error" if "error" in message else "response")
+        )
+        for event in out.events:
+            self._log(sid, event)
+        phrase, params = narration.for_server_message(
+            message, answers, out.events, client, sid, in_gather
+        )
+        self._emit(
+            kind,
+            self._actor(sid, False),
+            self._actor(sid, True),
+            message=message,
+            frame=frame,
+            method=message.get("method") or answers,
+            events=out.events,
+            phrase=phrase,
+            params=params,
+            before=before,
+            era=era,
+            version=version,
+        )
+
+    def _open_legacy_stream(self, sid: str) -> None:
+        client = self.clients[sid]
+        link = self.links[sid]
+        if link.flavour != "streamable-http" or not (
+            client.server_capabilities.get("tools") or {}
+        ).get("listChanged"):
+            return
+        before = self._state()
+        frame = link.open_legacy_stream()
+        self._emit(
+            "transport",
+            self._actor(sid, True),
+            self._actor(sid, False),
+            frame=frame,
+            phrase="transport.get-stream",
+            params={"server": sid},
+            before=before,
+            version=client.version,
+            era=client.era.value,
+        )
+
+    def settle(self) -> None:
+        while self.queue:
+            self.deliver()
+
+    def _log(self, sid: str, event: Event) -> None:
+        line = narration.console_line(sid, event)
+        if line:
+            self.console.append(line)
+
+    # ----------------------------------------------------------------- actions
+    def run(self) -> Iterator[dict[str, Any]]:
+        emitted = 0
+        try:
+            for index, action in enumerate(self.scenario.data["script"]):
+                if action.get("era") not in (None, self.era.value):
+                    continue
+                if "versions" in action and self.version not in action["versions"]:
+                    continue
+                self._action = action
+                self._action_index = index
+                self._action_start = len(self.trace)
+                self._checkpoint_pending = action.get("checkpoint")
+                verb = next(k for k in action if k in ACTION_VERBS)
+                getattr(self, f"_do_{verb}")(action[verb], action)
+                if verb not in ("deliver", "deliver_last") and not action.get("wait"):
+                    self.settle()
+                if "sayLast" in action and len(self.trace) > self._action_start:
+                    self.trace[-1]["narration"] = dict(action["sayLast"])
+                yield from self.trace[emitted:]
+                emitted = len(self.trace)
+            self._terminal("terminal.end", {"tools": len(self.host.last_model_tools)})
+        except _StepCap:
+            self._action = {}
+            self.max_steps += 1
+            self._terminal("terminal.cap", {"max": self.max_steps - 1})
+        yield from self.trace[emitted:]
+
+    def _terminal(self, phrase: str, params: dict[str, Any]) -> None:
+        self._action = {}
+        self._action_start = -1
+        self._emit("terminal", "host", "host", phrase=phrase, params=params, before=None)
+
+    def _targets(self, target: str) -> list[str]:
+        return list(self.servers) if target == "all" else [target]
+
+    def _do_connect(self, target: str, action: dict[str, Any]) -> None:
+        for sid in self._targets(target):
+            link = self.links.get(sid)
+            if link is not None and link.flavour == "http+sse":
+                before = self._state()
+                self._emit(
+                    "transport",
+                    self._actor(sid, True),
+                    self._actor(sid, False),
+                    frame=link.open_legacy_stream(),
+                    phrase="transport.sse-endpoint",
+                    params={"server": sid},
+                    before=before,
+                )
+            out = self.clients[sid].start()
+            self._send_from_client(sid, out)
+            self.settle()
+
+    def _do_list_tools(self, target: str, action: dict[str, Any]) -> None:
+        for sid in self._targets(target):
+            client = self.clients[sid]
+            before = self._state()
+            out = client.list_tools(force=bool(action.get("force")), reason="host asked")
+            hit = next((e for e in out.events if e.kind == "cache-hit"), None)
+            if hit is not None:
+                self._log(sid, hit)
+                self._emit(
+                    "cache-hit",
+                    self._actor(sid, True),
+                    "host",
+                    events=out.events,
+                    phrase="cache.hit",
+                    params={"server": sid, **hit.detail},
+                    before=before,
+                )
+                continue
+            self._send_from_client(sid, out)
+            if not action.get("wait"):
+                self.settle()
+
+    def _do_refresh(self, target: str, action: dict[str, Any]) -> None:
+        for sid in self._targets(target):
+            client = self.clients[sid]
+            before = self._state()
+            out = client.refresh(reason="host asked", restart=bool(action.get("restart")))
+            self._send_from_client(sid, out)
+            quiet = [e for e in out.events if e.kind in ("refresh-queued", "gather-abandoned")]
+            if quiet:
+                self._emit(
+                    "internal",
+                    "host",
+                    self._actor(sid, True),
+                    events=out.events,
+                    phrase="client.refresh-" + quiet[0].kind,
+                    params={"server": sid, **quiet[0].detail},
+                    before=before,
+                )
+
+    def _do_model_request(self, prompt: str, action: dict[str, Any]) -> None:
+        before = self._state()
+        self.model_prompt = prompt
+        tools = self.host.model_request(self._tool_snapshots())
+        names = [t["name"] for t in tools]
+        self.console.append(
+            f"model request #{self.host.model_requests}: {len(tools)} tools: "
+            + (", ".join(names) or "(none)")
+        )
+        latest = sum(len(c.cache.tools) for c in self.clients.values())
+        phrase = "model.request" if self.host.rebuild_every_request else "model.request-stale"
+        self._emit(
+            "model-request",
+            "host",
+            "model",
+            phrase=phrase,
+            params={"count": len(tools), "names": names, "cached": latest},
+            before=before,
+        )
+
+    def _do_advance_clock(self, ms: int, action: dict[str, Any]) -> None:
+        before = self._state()
+        self.clock.advance(ms)
+        self._emit(
+            "clock", "host", "host", phrase="clock.advance", params={"ms": ms}, before=before
+        )
+
+    def _do_server_change(self, sid: str, action: dict[str, Any]) -> None:
+        server = self.servers[sid]
+        before = self._state()
+        tools = copy.deepcopy(server.tools)
+        removed = set(action.get("remove", []))
+        tools = [t for t in tools if t["name"] not in removed]
+        for upd in action.get("update", []):
+            tools = [{**t, **upd} if t["name"] == upd["name"] else t for t in tools]
+        tools += action.get("add", [])
+        change = diff_tools(server.tools, tools)
+        notes = server.set_tools(tools)
+        self._send_from_server(sid, notes)
+        phrase = "server.change" if server.config.list_changed else "server.change-silent"
+        self._emit(
+            "internal",
+            self._actor(sid, False),
+            self._actor(sid, False),
+            phrase=phrase,
+            params={"server": sid, **change},
+            before=before,
+        )
+
+    def _do_deliver(self, count: int, action: dict[str, Any]) -> None:
+        for _ in range(min(count, len(self.queue))):
+            self.deliver()
+
+    def _do_deliver_last(self, count: int, action: dict[str, Any]) -> None:
+        for _ in range(min(count, len(self.queue))):
+            self.deliver(len(self.queue) - 1)
+
+    def _do_settle(self, _: Any, action: dict[str, Any]) -> None:
+        self.settle()
+
+    def _do_send(self, sid: str, action: dict[str, Any]) -> None:
+        client = self.clients[sid]
+        params = copy.deepcopy(action.get("params"))
+        if client.era is versions.Era.MODERN:
+            params = params or {}
+        self._send_from_client(sid, client.raw_request(action["method"], params))
+
+    def _do_call_tool(self, model_name: str, action: dict[str, Any]) -> None:
+        prepared = self._prepare(model_name, action)
+        if prepared is not None:
+            self._run_prepared(prepared)
+
+    def _prepare(self, model_name: str, action: dict[str, Any]) -> PreparedCall | None:
+        snaps = self._tool_snapshots()
+        row = self.host.resolve(model_name, snaps)
+        before = self._state()
+        if row is None:
+            self.console.append(f"host: the model named {model_name}, which it was never given")
+            self._emit(
+                "internal",
+                "model",
+                "host",
+                phrase="host.unknown-model-name",
+                params={"tool": model_name},
+                before=before,
+            )
+            return None
+        prepared = self.host.prepare_call(model_name, action.get("arguments", {}), snaps)
+        return prepared
+
+    def _run_prepared(self, prepared: PreparedCall) -> None:
+        snaps = self._tool_snapshots()
+        before = self._state()
+        problem = self.host.revalidate(prepared, snaps)
+        if problem is not None:
+            reason = problem.split(":")[0]
+            self.console.append(f"host refused {prepared.model_name}: {problem}")
+            self._emit(
+                "internal",
+                "host",
+                "model",
+                phrase=f"host.refused-{reason}",
+                params={"tool": prepared.model_name, "detail": problem},
+                before=before,
+            )
+            return
+        out = self.clients[prepared.server_id].call_tool(prepared.tool, prepared.arguments)
+        self._send_from_client(prepared.server_id, out)
+
+    def _do_prepare_call(self, model_name: str, action: dict[str, Any]) -> None:
+        prepared = self._prepare(model_name, action)
+        if prepared is None:
+            return
+        label = str(action.get("as", model_name))
+        self.prepared[label] = prepared
+        before = self._state()
+        self.console.append(f"model prepared a call to {model_name}")
+        self._emit(
+            "internal",
+            "model",
+            "host",
+            phrase="host.prepared",
+            params={"tool": model_name, "hash": prepared.schema_hash},
+            before=before,
+        )
+
+    def _do_run_call(self, label: str, action: dict[str, Any]) -> None:
+        self._run_prepared(self.prepared[label])
+
+    def _do_set_user(self, user: str, action: dict[str, Any]) -> None:
+        before = self._state()
+        self.host.user = user
+        self._emit(
+            "internal", "host", "host", phrase="host.set-user", params={"user": user}, before=before
+        )
+
+    def _do_set_host(self, settings: dict[str, Any], action: dict[str, Any]) -> None:
+        before = self._state()
+        if "rebuildEveryRequest" in settings:
+            self.host.rebuild_every_request = bool(settings["rebuildEveryRequest"])
+        self._emit(
+            "internal",
+            "host",
+            "host",
+            phrase="host.settings",
+            params={"rebuild": self.host.rebuild_every_request},
+            before=before,
+        )
+
+    def _do_note(self, _: Any, action: dict[str, Any]) -> None:
+        if "say" not in action:
+            raise TraceError("a note needs say")
+        self._emit("internal", "host", "host", phrase="note", before=None)
+
+
+class _StepCap(Exception):
+    pass
+
+
+def _changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """What the step changed: cache rows by qualified name, model tools by model name."""
+    out: dict[str, Any] = {}
+
+    def qualified(state: dict[str, Any]) -> list[dict[str, Any]]:
+        return [
+            {**t, "name": f"{sid}/{t['name']}"}
+            for sid, c in state["clients"].items()
+            for t in c["cache"]["tools"]
+        ]
+
+    cache = diff_tools(qualified(before), qualified(after))
+    if any(cache.values()):
+        out["cache"] = cache
+    model = diff_tools(before["model"]["tools"], after["model"]["tools"])
+    if any(model.values()):
+        out["model"] = model
+    servers = diff_tools(
+        [
+            {**t, "name": f"{sid}/{t['name']}"}
+            for sid, s in before["servers"].items()
+            for t in s["tools"]
+        ],
+        [
+            {**t, "name": f"{sid}/{t['name']}"}
+            for sid, s in after["servers"].items()
+            for t in s["tools"]
+        ],
+    )
+    if any(servers.values()):
+        out["servers"] = servers
+    return out
+
+
+def run_trace(
+    scenario: Scenario, protocol_version: str, transport: str, max_steps: int = DEFAULT_MAX_STEPS
+) -> list[dict[str, Any]]:
+    """The whole trace of one scenario under one version and transport."""
+    return list(Runner(scenario, protocol_version, transport, max_steps).run())

@@ -1,0 +1,258 @@
+"""Scenario files: load YAML, validate it against the scenario JSON Schema and the rules a schema
+cannot say, and report each problem as `file:line: field: message`.
+
+Line numbers come from PyYAML's node tree: the data is loaded once for values and composed once
+for positions, and an error's JSON path is walked through the nodes to the line it points at.
+A broken file yields errors, never an exception, so one bad file cannot take the library down.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from app.mcp import versions
+
+ACTION_VERBS = (
+    "connect",
+    "list_tools",
+    "refresh",
+    "model_request",
+    "advance_clock",
+    "server_change",
+    "deliver",
+    "deliver_last",
+    "settle",
+    "send",
+    "call_tool",
+    "prepare_call",
+    "run_call",
+    "set_user",
+    "set_host",
+    "note",
+)
+LANGUAGES = ("en", "zh", "ru")
+
+
+@dataclass(frozen=True)
+class ScenarioError:
+    file: str
+    line: int
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.field}: {self.message}"
+
+
+class ScenarioInvalid(Exception):
+    def __init__(self, errors: list[ScenarioError]):
+        super().__init__("\n".join(map(str, errors)))
+        self.errors = errors
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    path: str
+    data: dict[str, Any] = field(repr=False)
+
+    @property
+    def title(self) -> dict[str, str]:
+        return dict(self.data["title"])
+
+    @property
+    def summary(self) -> dict[str, str]:
+        return dict(self.data["summary"])
+
+    @property
+    def goals(self) -> list[dict[str, str]]:
+        return list(self.data["goals"])
+
+    @property
+    def topics(self) -> list[str]:
+        return list(self.data.get("topics", []))
+
+    @property
+    def versions(self) -> list[str]:
+        declared = self.data.get("versions", "all")
+        return list(versions.VERSIONS) if declared == "all" else list(declared)
+
+    @property
+    def transports(self) -> list[str]:
+        return list(self.data.get("transports", ["stdio", "http"]))
+
+    @property
+    def default_version(self) -> str:
+        return str(self.data.get("defaultVersion", self.versions[-1]))
+
+    @property
+    def misconceptions(self) -> list[dict[str, Any]]:
+        return list(self.data.get("misconceptions", []))
+
+    @property
+    def order(self) -> int:
+        return int(self.data.get("order", 1000))
+
+
+@cache
+def _validator() -> jsonschema.Draft202012Validator:
+    text = resources.files("app.engine").joinpath("scenario.schema.json").read_text("utf-8")
+    return jsonschema.Draft202012Validator(json.loads(text))
+
+
+def _line_of(node: yaml.Node | None, path: list[Any]) -> int:
+    """Walk a JSON path through the composed YAML nodes; the deepest node reached gives the line."""
+    line = node.start_mark.line + 1 if node is not None else 1
+    for part in path:
+        if isinstance(node, yaml.MappingNode):
+            match = next((v for k, v in node.value if k.value == part), None)
+            if match is None:
+                break
+            node = match
+        elif (
+            isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value)
+        ):
+            node = node.value[part]
+        else:
+            break
+        line = node.start_mark.line + 1
+    return line
+
+
+def _field(path: list[Any]) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def _schema_message(error: jsonschema.ValidationError) -> str:
+    if error.validator == "additionalProperties":
+        return str(error.message).replace("Additional properties are not allowed", "unknown key")
+    if error.validator == "oneOf" and error.path and error.path[-1] == "versions":
+        return 'must be "all" or a list of protocol versions'
+    return str(error.message)
+
+
+def validate(data: Any, node: yaml.Node | None, file: str) -> list[ScenarioError]:
+    """Schema errors first; the rules of meaning only once the shape is right."""
+    errors = [
+        ScenarioError(
+            file,
+            _line_of(node, list(e.absolute_path)),
+            _field(list(e.absolute_path)),
+            _schema_message(e),
+        )
+        for e in sorted(
+            _validator().iter_errors(data), key=lambda e: list(map(str, e.absolute_path))
+        )
+    ]
+    if errors:
+        return errors
+
+    def err(path: list[Any], message: str) -> None:
+        errors.append(ScenarioError(file, _line_of(node, path), _field(path), message))
+
+    server_ids = [s["id"] for s in data["servers"]]
+    for i, sid in enumerate(server_ids):
+        if server_ids.index(sid) != i:
+            err(["servers", i, "id"], f"server id {sid!r} is used twice")
+    for i, server in enumerate(data["servers"]):
+        names = [t["name"] for t in server["tools"]]
+        for j, name in enumerate(names):
+            if names.index(name) != j:
+                err(
+                    ["servers", i, "tools", j, "name"],
+                    f"tool {name!r} is listed twice on one server",
+                )
+    labels: set[str] = set()
+    for i, action in enumerate(data["script"]):
+        verbs = [k for k in action if k in ACTION_VERBS]
+        if len(verbs) != 1:
+            err(["script", i], f"an action needs exactly one verb of: {', '.join(ACTION_VERBS)}")
+            continue
+        verb = verbs[0]
+        target = action[verb]
+        if verb in ("connect", "list_tools", "refresh", "server_change", "send") and (
+            target != "all" and target not in server_ids
+        ):
+            err(["script", i, verb], f"unknown server {target!r}; servers are {server_ids}")
+        if verb == "send" and "method" not in action:
+            err(["script", i], "send needs a method")
+        if verb == "prepare_call":
+            labels.add(str(action.get("as", target)))
+        if verb == "run_call" and target not in labels:
+            err(["script", i, verb], f"no earlier prepare_call named {target!r}")
+        checkpoint = action.get("checkpoint")
+        if checkpoint and checkpoint["answer"] >= len(checkpoint["choices"]):
+            err(["script", i, "checkpoint", "answer"], "answer is not the index of a choice")
+    return errors
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Load and validate one file; raises ScenarioInvalid with every problem found."""
+    path = Path(path)
+    file = path.name
+    try:
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioInvalid([ScenarioError(file, 1, "(file)", f"cannot read: {exc}")]) from None
+    try:
+        data = yaml.safe_load(text)
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        raise ScenarioInvalid(
+            [ScenarioError(file, line, "(yaml)", str(getattr(exc, "problem", exc)))]
+        ) from None
+    if not isinstance(data, dict):
+        raise ScenarioInvalid([ScenarioError(file, 1, "(top level)", "a scenario is a mapping")])
+    errors = validate(data, node, file)
+    if not errors and path.stem != data["id"]:
+        errors.append(
+            ScenarioError(
+                file,
+                _line_of(node, ["id"]),
+                "id",
+                f"id {data['id']!r} must match the file name {path.stem!r}",
+            )
+        )
+    if errors:
+        raise ScenarioInvalid(errors)
+    return Scenario(id=data["id"], path=str(path), data=data)
+
+
+@dataclass
+class Library:
+    scenarios: dict[str, Scenario]
+    errors: list[ScenarioError]
+    broken: dict[str, list[ScenarioError]]
+
+
+def load_library(directory: str | Path) -> Library:
+    """Every *.yaml in the folder; broken files are reported, the rest still load."""
+    found: list[Scenario] = []
+    errors: list[ScenarioError] = []
+    broken: dict[str, list[ScenarioError]] = {}
+    for path in sorted(Path(directory).glob("*.yaml")):
+        try:
+            found.append(load_scenario(path))
+        except ScenarioInvalid as exc:
+            errors += exc.errors
+            broken[path.name] = exc.errors
+    found.sort(key=lambda s: (s.order, s.id))
+    return Library({s.id: s for s in found}, errors, broken)
+
+
+def default_scenarios_dir() -> Path:
+    """scenarios/ at the top of the repository."""
+    return Path(__file__).resolve().parents[2] / "scenarios"

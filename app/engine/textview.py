@@ -1,0 +1,79 @@
+"""A trace as a readable sequence diagram for a terminal, narrated in one language."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import unicodedata
+from typing import Any
+
+_LABELS = {
+    "en": {"question": "Checkpoint", "answer": "Answer", "cache": "cache hit: nothing on the wire"},
+    "zh": {"question": "检查点", "answer": "答案", "cache": "缓存命中：线路上没有任何消息"},
+    "ru": {
+        "question": "Контрольный вопрос",
+        "answer": "Ответ",
+        "cache": "попадание в кэш: в канале тишина",
+    },
+}
+
+
+def _width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _wrap(text: str, indent: str, width: int = 96) -> list[str]:
+    if any(unicodedata.east_asian_width(ch) in "WF" for ch in text):
+        lines, current = [], ""
+        for ch in text:  # CJK text wraps between any two characters
+            if _width(current + ch) > width - len(indent):
+                lines.append(indent + current)
+                current = ""
+            current += ch
+        return [*lines, indent + current] if current else lines
+    return textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=indent) or [indent]
+
+
+def label(step: dict[str, Any]) -> str:
+    message = step["message"]
+    kind = step["kind"]
+    if message is None:
+        return str(kind)
+    if kind == "request":
+        return f"{step['method']} #{step['id']}"
+    if kind == "error":
+        return f"error {message['error']['code']} #{step['id']} ({step['method']})"
+    if kind == "response":
+        result = message["result"]
+        extra = " +nextCursor" if "nextCursor" in result else ""
+        return f"result #{step['id']} ({step['method']}){extra}"
+    return str(step["method"])  # notifications
+
+
+def render_text(trace: list[dict[str, Any]], lang: str, title: str) -> str:
+    labels = _LABELS[lang]
+    first = trace[0]
+    out = [f"{title}", f"{first['protocolVersion']} · {first['era']} · {first['transport']}", ""]
+    for step in trace:
+        arrow = "··▶" if step["kind"] == "notification" else "──▶"
+        head = f"[{step['index']:>3}] {step['from']} {arrow} {step['to']}  {label(step)}"
+        if step["kind"] in ("internal", "clock", "terminal", "model-request", "transport"):
+            head = f"[{step['index']:>3}] {step['from']} → {step['to']}  ({step['kind']})"
+        if step["kind"] == "cache-hit":
+            head = f"[{step['index']:>3}] {step['from']} ⟲  {labels['cache']}"
+        out.append(head)
+        if step["message"] is not None:
+            out.append("      " + json.dumps(step["message"], ensure_ascii=False)[:160])
+        out += _wrap(step["narration"][lang], "      ")
+        checkpoint = step["checkpoint"]
+        if checkpoint:
+            out.append(f"      ? {labels['question']}: {checkpoint['question'][lang]}")
+            for n, choice in enumerate(checkpoint["choices"]):
+                out.append(f"        {chr(65 + n)}. {choice['text'][lang]}")
+            right = checkpoint["answer"]
+            out.append(
+                f"        {labels['answer']}: {chr(65 + right)}. "
+                f"{checkpoint['choices'][right]['why'][lang]}"
+            )
+        out.append("")
+    return "\n".join(out)
