@@ -377,7 +377,11 @@ class Runner:
                     "host",
                     events=out.events,
                     phrase="cache.hit",
-                    params={"server": sid, **hit.detail},
+                    params={
+                        "server": sid,
+                        **hit.detail,
+                        "ttlLeft": _seconds(hit.detail["ttlLeftMs"]),
+                    },
                     before=before,
                 )
                 continue
@@ -427,7 +431,12 @@ class Runner:
         before = self._state()
         self.clock.advance(ms)
         self._emit(
-            "clock", "host", "host", phrase="clock.advance", params={"ms": ms}, before=before
+            "clock",
+            "host",
+            "host",
+            phrase="clock.advance",
+            params={"seconds": _seconds(ms)},
+            before=before,
         )
 
     def _do_server_change(self, sid: str, action: dict[str, Any]) -> None:
@@ -556,6 +565,10 @@ class Runner:
         if "say" not in action:
             raise TraceError("a note needs say")
         self._emit("internal", "host", "host", phrase="note", before=None)
+
+
+def _seconds(ms: int) -> str:
+    return f"{ms / 1000:g}"
 
 
 class _StepCap(Exception):
