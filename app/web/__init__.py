@@ -1,0 +1,34 @@
+"""The web shell: extensions created unbound here, bound to an app by `init_app`.
+
+flaskr style: `sock`, `babel` and `htmx` exist once, in this module, and every web module
+registers its routes on its own blueprint named `bp`. `init_app` also installs the `Lab` (the
+scenario library plus the cache of rendered fragments) under `app.extensions["lab"]` and the
+Jinja filters that make tool text safe to show.
+"""
+
+from __future__ import annotations
+
+from flask import Flask
+from flask_babel import Babel
+from flask_sock import Sock
+from htmx_flask import Htmx
+
+sock = Sock()
+babel = Babel()
+htmx = Htmx()
+
+
+def init_app(app: Flask) -> None:
+    """Bind the extensions and register the blueprints of the web shell."""
+    from app.web import i18n, library, socket, text, viewer
+    from app.web.lab import Lab
+
+    babel.init_app(app, locale_selector=i18n.select_locale)
+    sock.init_app(app)
+    htmx.init_app(app)
+    app.extensions["lab"] = Lab(app.config)
+    text.init_app(app)
+    i18n.init_app(app)
+    app.register_blueprint(library.bp)
+    app.register_blueprint(viewer.bp)
+    app.register_blueprint(socket.bp)

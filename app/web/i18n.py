@@ -1,0 +1,54 @@
+"""Which language a page speaks, and remembering the choice.
+
+The order is: an explicit `?lang=` in the URL (a deep link or the language switch), then the
+`lang` cookie set by an earlier choice, then the browser's Accept-Language, then English. Any
+response to a request that named a language sets the cookie, so the choice is remembered. The
+interface's strings come from the gettext catalogs in app/translations; narration and scenario
+text come from the scenarios' own {"en", "zh", "ru"} dicts, picked with `pick`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, Response, request
+
+LANGUAGES = ("en", "zh", "ru")
+NATIVE = {"en": "English", "zh": "中文", "ru": "Русский"}
+COOKIE = "lang"
+
+
+def valid(lang: Any) -> str | None:
+    """The language code if it is one we speak, else None."""
+    return lang if isinstance(lang, str) and lang in LANGUAGES else None
+
+
+def select_locale() -> str:
+    """Flask-Babel's locale selector for ordinary HTTP requests."""
+    return (
+        valid(request.args.get("lang"))
+        or valid(request.cookies.get(COOKIE))
+        or request.accept_languages.best_match(LANGUAGES)
+        or "en"
+    )
+
+
+def pick(text: Any, lang: str) -> str:
+    """A scenario string in `lang`, falling back to English, for {"en","zh","ru"} dicts."""
+    if isinstance(text, dict):
+        return str(text.get(lang) or text.get("en") or next(iter(text.values()), ""))
+    return "" if text is None else str(text)
+
+
+def remember(response: Response) -> Response:
+    """Set the cookie when a request named a language explicitly."""
+    lang = valid(request.args.get("lang"))
+    if lang and request.cookies.get(COOKIE) != lang:
+        response.set_cookie(COOKIE, lang, max_age=365 * 24 * 3600, samesite="Lax")
+    return response
+
+
+def init_app(app: Flask) -> None:
+    app.after_request(remember)
+    app.jinja_env.globals.update(LANGUAGES=LANGUAGES, NATIVE=NATIVE)
+    app.jinja_env.filters["pick"] = pick

@@ -1,0 +1,83 @@
+"""The lab as the web shell sees it: the scenario library, traces and rendered fragments.
+
+One `Lab` lives in `app.extensions["lab"]`. It loads the library lazily (a broken scenario file
+becomes an entry in `errors`, the others still load), runs each (scenario, version, transport)
+trace once, and keeps the HTML rendered for each (scenario, version, transport, language, step)
+as one string. That string is what a websocket sends for a step, so a step is rendered once and
+the same bytes can go to any number of sockets (the shape a live classroom needs). Traces are
+pure data and deterministic, so caching them never goes stale while the process runs.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Callable, Hashable
+from types import SimpleNamespace
+from typing import Any
+
+Step = dict[str, Any]
+
+
+class Lab:
+    """Library, traces and fragment cache shared by all requests and sockets of one app."""
+
+    def __init__(self, config: Any) -> None:
+        self.config = config
+        self._lock = threading.Lock()
+        self._library: Any = None
+        self._traces: dict[tuple[str, str, str], list[Step]] = {}
+        self._fragments: dict[Hashable, str] = {}
+
+    def _engine(self) -> Any:
+        engine = self.config.get("LAB_ENGINE")
+        if engine is not None:
+            return engine
+        try:
+            library = importlib.import_module("app.engine.library")
+        except ImportError:  # the loader's first home, before app.engine.library existed
+            library = importlib.import_module("app.engine.scenario")
+        runner = importlib.import_module("app.engine.runner")
+        return SimpleNamespace(load_library=library.load_library, run_trace=runner.run_trace)
+
+    @property
+    def library(self) -> Any:
+        """The loaded library; an engine that cannot be imported shows as a library error."""
+        if self._library is None:
+            try:
+                lib = self._engine().load_library(self.config["SCENARIOS_DIR"])
+            except Exception as exc:  # the page must still render and say why
+                lib = SimpleNamespace(scenarios={}, errors=[f"{type(exc).__name__}: {exc}"])
+            with self._lock:
+                self._library = self._library or lib
+        return self._library
+
+    def scenario(self, sid: str) -> Any | None:
+        return self.library.scenarios.get(sid)
+
+    def trace(self, sid: str, version: str, transport: str) -> list[Step]:
+        """The scenario's steps under this version and transport (computed once)."""
+        key = (sid, version, transport)
+        trace = self._traces.get(key)
+        if trace is None:
+            scenario = self.library.scenarios[sid]
+            trace = list(self._engine().run_trace(scenario, version, transport))
+            with self._lock:
+                trace = self._traces.setdefault(key, trace)
+        return trace
+
+    def cached(self, key: Hashable, render: Callable[[], str]) -> str:
+        """Rendered HTML for `key`, rendering it on first use only."""
+        html = self._fragments.get(key)
+        if html is None:
+            html = render()
+            with self._lock:
+                html = self._fragments.setdefault(key, html)
+        return html
+
+    def clear(self) -> None:
+        """Forget the library, traces and fragments (after scenario files change)."""
+        with self._lock:
+            self._library = None
+            self._traces.clear()
+            self._fragments.clear()

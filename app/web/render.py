@@ -1,0 +1,123 @@
+"""HTML for a viewer: the full page and the fragments a websocket sends, swapped by id.
+
+A viewer's regions fall into three groups, so most bytes can be shared between sockets:
+`step_html` (the four views, narration, counter, timeline, checkpoint) depends only on the
+scenario, version, transport, language and step, and is cached in the Lab; `chrome_html` (the
+toolbar and the shortcut sheet) depends on the same minus the step, and is cached too;
+`session_html` (tabs, play/pause, speed, alert) belongs to one connection and is small. The full
+page includes the very same partial templates, so first paint and updates are one markup.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import render_template
+from flask_babel import force_locale
+
+from app.web import views
+from app.web.lab import Lab
+from app.web.pacer import SPEEDS, Pacer
+
+VIEWS = ("overview", "transport", "transform", "output")
+
+
+@dataclass
+class Viewer:
+    """One viewer's cursor: what it looks at. Lives in the socket handler's locals."""
+
+    scenario: Any
+    version: str
+    transport: str
+    lang: str
+    step: int = 0
+    view: str = "overview"
+    answered: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def sid(self) -> str:
+        return str(self.scenario.id)
+
+    def query(self, **changes: Any) -> dict[str, Any]:
+        """The deep-link query of this state, with `changes` applied."""
+        q = {
+            "step": self.step,
+            "view": self.view,
+            "version": self.version,
+            "transport": self.transport,
+            "lang": self.lang,
+        }
+        return q | changes
+
+
+def open_viewer(scenario: Any, args: Any, lang: str) -> Viewer:
+    """A viewer from a URL query, with every unknown or missing value replaced by a default."""
+    versions, transports = list(scenario.versions), list(scenario.transports)
+    version = args.get("version") if args.get("version") in versions else versions[0]
+    transport = args.get("transport") if args.get("transport") in transports else transports[0]
+    view = args.get("view") if args.get("view") in VIEWS else "overview"
+    try:
+        step = max(0, int(args.get("step", 0)))
+    except (TypeError, ValueError):
+        step = 0
+    return Viewer(scenario, version, transport, lang, step, view)
+
+
+def _render(template: str, lang: str, **context: Any) -> str:
+    with force_locale(lang):
+        return render_template(template, lang=lang, **context)
+
+
+def _step_context(lab: Lab, v: Viewer) -> dict[str, Any]:
+    trace = lab.trace(v.sid, v.version, v.transport)
+    v.step = min(v.step, len(trace) - 1)
+    return views.step_context(trace, v.step) | {"scenario": v.scenario, "v": v}
+
+
+def step_html(lab: Lab, v: Viewer) -> str:
+    """The step's fragments, rendered once per (scenario, version, transport, language, step)."""
+    trace = lab.trace(v.sid, v.version, v.transport)
+    v.step = min(v.step, len(trace) - 1)
+    key = ("step", v.sid, v.version, v.transport, v.lang, v.step)
+    return lab.cached(key, lambda: _render("partials/step.html", v.lang, **_step_context(lab, v)))
+
+
+def chrome_html(lab: Lab, v: Viewer) -> str:
+    """Toolbar and shortcut sheet: the same for every step of a scenario, version and language."""
+    key = ("chrome", v.sid, v.version, v.transport, v.lang)
+    return lab.cached(
+        key, lambda: _render("partials/chrome.html", v.lang, scenario=v.scenario, v=v)
+    )
+
+
+def session_html(v: Viewer, pacer: Pacer, alert: str = "") -> str:
+    """This connection's own regions: tabs, play/pause and speed, and the alert line."""
+    return _render(
+        "partials/session.html", v.lang, v=v, view=v.view, pacer=pacer, speeds=SPEEDS, alert=alert
+    )
+
+
+def feedback_html(lab: Lab, v: Viewer, choice: int) -> str:
+    """The checkpoint with the chosen answer's feedback."""
+    key = ("answer", v.sid, v.version, v.transport, v.lang, v.step, choice)
+    return lab.cached(
+        key,
+        lambda: _render(
+            "partials/_checkpoint.html", v.lang, chosen=choice, **_step_context(lab, v)
+        ),
+    )
+
+
+def page_html(lab: Lab, v: Viewer, pacer: Pacer) -> str:
+    """The whole viewer page for a first visit or a deep link."""
+    return _render(
+        "viewer.html",
+        v.lang,
+        view=v.view,
+        pacer=pacer,
+        speeds=SPEEDS,
+        alert="",
+        views=VIEWS,
+        **_step_context(lab, v),
+    )

@@ -1,0 +1,137 @@
+"""What each of the four views shows for a step, computed from the trace as plain data.
+
+`step_context` gathers everything the step's fragments need: the stage geometry (overview), the
+message log up to the step with requests and responses paired and a schema badge (transport),
+the client caches with this step's added, changed and removed rows, the pages gathered, the
+collisions and the access filter (transform), and the tools array the model receives next plus
+the agent's console (output). The templates only lay these values out.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from app.web import stage
+from app.web.lab import Step
+
+
+def _checker() -> Any:
+    try:
+        return importlib.import_module("app.mcp.schemas").check_message
+    except (ImportError, AttributeError):
+        return None
+
+
+def badge(step: Step) -> dict[str, Any] | None:
+    """{"ok", "version", "errors"} from the schema check, or None when it cannot run."""
+    check = _checker()
+    message, version = step.get("message"), step.get("protocolVersion")
+    if check is None or message is None or not version:
+        return None
+    sender = "server" if str(step.get("from", "")).startswith("server:") else "client"
+    answers = step.get("kind") in ("response", "error")
+    try:
+        errors = check(message, version, sender=sender, request_method=step.get("method"))
+    except TypeError:
+        errors = check(message, version, sender=sender) if not answers else None
+    except Exception as exc:  # a crash in the checker is shown, not raised
+        errors = [f"{type(exc).__name__}: {exc}"]
+    if errors is None:
+        return None
+    return {"ok": not errors, "version": version, "errors": [str(e) for e in errors]}
+
+
+def log(trace: list[Step], upto: int) -> list[dict[str, Any]]:
+    """Every message that crossed the wire up to step `upto`, newest last, with pairs."""
+    entries: list[dict[str, Any]] = []
+    open_requests: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for step in trace[: upto + 1]:
+        if step.get("message") is None:
+            continue
+        src, dst = str(step.get("from")), str(step.get("to"))
+        entry = {"step": step, "outgoing": src.startswith(("client", "host")), "pair": None}
+        key = (str(step.get("id")), min(src, dst), max(src, dst))
+        if step.get("kind") == "request" and step.get("id") is not None:
+            open_requests[key] = entry
+        elif step.get("kind") in ("response", "error") and key in open_requests:
+            request = open_requests.pop(key)
+            request["pair"], entry["pair"] = step["index"], request["step"]["index"]
+        entries.append(entry)
+    if entries and entries[-1]["step"]["index"] == upto:
+        entries[-1]["badge"] = badge(entries[-1]["step"])
+    return entries
+
+
+def caches(step: Step, prev: Step | None) -> list[dict[str, Any]]:
+    """Per client: cache rows (tool, model name, schema hash, status), removed rows, gathering."""
+    state = step.get("state") or {}
+    host_tools = {
+        (t.get("serverId"), t.get("tool")): t for t in state.get("host", {}).get("tools", [])
+    }
+    changes = (step.get("changes") or {}).get("cache") or {}
+    added, changed = set(changes.get("added", [])), set(changes.get("changed", []))
+    removed = set(changes.get("removed", []))
+    before = ((prev or {}).get("state") or {}).get("clients") or {}
+    out = []
+    for sid, client in (state.get("clients") or {}).items():
+        cache = client.get("cache") or {}
+        rows = []
+        for tool in cache.get("tools", []):
+            name = tool.get("name")
+            host = host_tools.get((sid, name), {})
+            model_name = host.get("modelName")
+            status = next(
+                (
+                    s
+                    for s, names in (("added", added), ("changed", changed))
+                    if name in names or model_name in names
+                ),
+                "",
+            )
+            rows.append(
+                {
+                    "tool": name,
+                    "model": model_name,
+                    "hash": host.get("schemaHash"),
+                    "status": status,
+                }
+            )
+        had = [t.get("name") for t in ((before.get(sid) or {}).get("cache") or {}).get("tools", [])]
+        now = {r["tool"] for r in rows}
+        out.append(
+            {
+                "id": sid,
+                "client": client,
+                "cache": cache,
+                "rows": rows,
+                "removed": [n for n in had if {n, f"{sid}/{n}"} & removed and n not in now],
+                "ttl": stage.ttl_left(cache, state.get("clockMs", 0)),
+                "gathering": client.get("gathering"),
+            }
+        )
+    return out
+
+
+def step_context(trace: list[Step], index: int) -> dict[str, Any]:
+    """The template context of step `index` (language and session state are added later)."""
+    step = trace[index]
+    state = step.get("state") or {}
+    geometry = stage.layout(state)
+    return {
+        "step": step,
+        "index": index,
+        "total": len(trace),
+        "last": len(trace) - 1,
+        "kinds": [(s.get("kind"), s.get("method")) for s in trace],
+        "checkpoints": [i for i, s in enumerate(trace) if s.get("checkpoint")],
+        "state": state,
+        "stage": geometry,
+        "motion": stage.motion(step, geometry),
+        "log": log(trace, index),
+        "caches": caches(step, trace[index - 1] if index else None),
+        "host": state.get("host") or {},
+        "model": state.get("model") or {},
+        "console": state.get("console") or [],
+        "model_changes": (step.get("changes") or {}).get("model") or {},
+    }

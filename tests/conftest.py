@@ -1,0 +1,89 @@
+"""Shared fixtures: the app, its test client, gettext catalogs, and a live server.
+
+`lab_engine` decides what the app runs: the real engine (app.engine) once it can be imported,
+else the stand-in in tests/fakelab.py; a test module can override the fixture to pin either.
+`live_server` serves a fresh app on a free 127.0.0.1 port from a thread (werkzeug's threaded
+server, which flask-sock supports), for the browser tests.
+"""
+
+from __future__ import annotations
+
+import importlib
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from flask import Flask
+from flask.testing import FlaskClient
+from werkzeug.serving import make_server
+
+from app import create_app
+from tests import fakelab
+
+TRANSLATIONS = Path(__file__).resolve().parent.parent / "app" / "translations"
+
+
+def compile_catalogs() -> None:
+    """Compile each .po into the .mo Flask-Babel reads, when it is missing or older."""
+    for po in TRANSLATIONS.glob("*/LC_MESSAGES/messages.po"):
+        mo = po.with_suffix(".mo")
+        if mo.exists() and mo.stat().st_mtime >= po.stat().st_mtime:
+            continue
+        with po.open("rb") as f:
+            catalog = read_po(f)
+        with mo.open("wb") as f:
+            write_mo(f, catalog)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def catalogs() -> None:
+    compile_catalogs()
+
+
+def default_engine() -> object | None:
+    """None (the real app.engine) once it can be imported, else the stand-in fakelab."""
+    try:
+        importlib.import_module("app.engine.library")
+        importlib.import_module("app.engine.runner")
+    except ImportError:
+        return fakelab
+    return None
+
+
+@pytest.fixture
+def lab_engine() -> object | None:
+    """What the app runs: None is app.engine; a module with load_library and run_trace."""
+    return default_engine()
+
+
+@pytest.fixture
+def app(lab_engine: object | None) -> Flask:
+    return create_app({"TESTING": True, "LAB_ENGINE": lab_engine})
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def live_server() -> Iterator[str]:
+    """Base URL of the lab served from a thread for the whole session."""
+    app = create_app({"LAB_ENGINE": default_engine(), "AUTOPLAY_MS": 400})
+    port = free_port()
+    server = make_server("127.0.0.1", port, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{port}"
+    server.shutdown()
+    thread.join(timeout=5)
