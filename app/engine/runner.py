@@ -128,7 +128,7 @@ class Runner:
             "clients": {sid: c.snapshot() for sid, c in self.clients.items()},
             "host": self.host.snapshot(snaps),
             "model": {
-                "tools": copy.deepcopy(self.host.last_model_tools),
+                "tools": list(self.host.last_model_tools),
                 "requests": self.host.model_requests,
                 "prompt": self.model_prompt,
             },
@@ -148,7 +148,6 @@ class Runner:
         events: list[Event] | None = None,
         phrase: str,
         params: dict[str, Any] | None = None,
-        before: dict[str, Any] | None = None,
         era: str | None = None,
         version: str | None = None,
     ) -> None:
@@ -171,7 +170,8 @@ class Runner:
             "reply": None if frame is None else frame.reply,
             "events": [{"kind": e.kind, **e.detail} for e in events or []],
             "state": state,
-            "changes": _changes(before, state) if before is not None else {},
+            # A step's changes are measured from the previous step's state (each is a snapshot).
+            "changes": _changes(self.trace[-1]["state"], state) if self.trace else {},
             "narration": narration.render(phrase, params or {}, events or []),
             "checkpoint": None,
         }
@@ -222,7 +222,6 @@ class Runner:
         del self.queue[index]
         sid, message = env.server_id, env.message
         client = self.clients[sid]
-        before = self._state()
         version, era = client.version, client.era.value
         if env.from_client:
             method = message.get("method")
@@ -240,7 +239,6 @@ class Runner:
                 method=method,
                 phrase=phrase,
                 params=params,
-                before=before,
                 era=era,
                 version=version,
             )
@@ -274,7 +272,6 @@ class Runner:
             events=out.events,
             phrase=phrase,
             params=params,
-            before=before,
             era=era,
             version=version,
         )
@@ -286,7 +283,6 @@ class Runner:
             client.server_capabilities.get("tools") or {}
         ).get("listChanged"):
             return
-        before = self._state()
         frame = link.open_legacy_stream()
         self._emit(
             "transport",
@@ -295,7 +291,6 @@ class Runner:
             frame=frame,
             phrase="transport.get-stream",
             params={"server": sid},
-            before=before,
             version=client.version,
             era=client.era.value,
         )
@@ -340,7 +335,7 @@ class Runner:
     def _terminal(self, phrase: str, params: dict[str, Any]) -> None:
         self._action = {}
         self._action_start = -1
-        self._emit("terminal", "host", "host", phrase=phrase, params=params, before=None)
+        self._emit("terminal", "host", "host", phrase=phrase, params=params)
 
     def _targets(self, target: str) -> list[str]:
         return list(self.servers) if target == "all" else [target]
@@ -349,7 +344,6 @@ class Runner:
         for sid in self._targets(target):
             link = self.links.get(sid)
             if link is not None and link.flavour == "http+sse":
-                before = self._state()
                 self._emit(
                     "transport",
                     self._actor(sid, True),
@@ -357,7 +351,6 @@ class Runner:
                     frame=link.open_legacy_stream(),
                     phrase="transport.sse-endpoint",
                     params={"server": sid},
-                    before=before,
                 )
             out = self.clients[sid].start()
             self._send_from_client(sid, out)
@@ -366,7 +359,6 @@ class Runner:
     def _do_list_tools(self, target: str, action: dict[str, Any]) -> None:
         for sid in self._targets(target):
             client = self.clients[sid]
-            before = self._state()
             out = client.list_tools(force=bool(action.get("force")), reason="host asked")
             hit = next((e for e in out.events if e.kind == "cache-hit"), None)
             if hit is not None:
@@ -382,7 +374,6 @@ class Runner:
                         **hit.detail,
                         "ttlLeft": _seconds(hit.detail["ttlLeftMs"]),
                     },
-                    before=before,
                 )
                 continue
             self._send_from_client(sid, out)
@@ -392,7 +383,6 @@ class Runner:
     def _do_refresh(self, target: str, action: dict[str, Any]) -> None:
         for sid in self._targets(target):
             client = self.clients[sid]
-            before = self._state()
             out = client.refresh(reason="host asked", restart=bool(action.get("restart")))
             self._send_from_client(sid, out)
             quiet = [e for e in out.events if e.kind in ("refresh-queued", "gather-abandoned")]
@@ -404,11 +394,9 @@ class Runner:
                     events=out.events,
                     phrase="client.refresh-" + quiet[0].kind,
                     params={"server": sid, **quiet[0].detail},
-                    before=before,
                 )
 
     def _do_model_request(self, prompt: str, action: dict[str, Any]) -> None:
-        before = self._state()
         self.model_prompt = prompt
         tools = self.host.model_request(self._tool_snapshots())
         names = [t["name"] for t in tools]
@@ -424,11 +412,9 @@ class Runner:
             "model",
             phrase=phrase,
             params={"count": len(tools), "names": names, "cached": latest},
-            before=before,
         )
 
     def _do_advance_clock(self, ms: int, action: dict[str, Any]) -> None:
-        before = self._state()
         self.clock.advance(ms)
         self._emit(
             "clock",
@@ -436,12 +422,10 @@ class Runner:
             "host",
             phrase="clock.advance",
             params={"seconds": _seconds(ms)},
-            before=before,
         )
 
     def _do_server_change(self, sid: str, action: dict[str, Any]) -> None:
         server = self.servers[sid]
-        before = self._state()
         tools = copy.deepcopy(server.tools)
         removed = set(action.get("remove", []))
         tools = [t for t in tools if t["name"] not in removed]
@@ -458,7 +442,6 @@ class Runner:
             self._actor(sid, False),
             phrase=phrase,
             params={"server": sid, **change},
-            before=before,
         )
 
     def _do_deliver(self, count: int, action: dict[str, Any]) -> None:
@@ -487,7 +470,6 @@ class Runner:
     def _prepare(self, model_name: str, action: dict[str, Any]) -> PreparedCall | None:
         snaps = self._tool_snapshots()
         row = self.host.resolve(model_name, snaps)
-        before = self._state()
         if row is None:
             self.console.append(f"host: the model named {model_name}, which it was never given")
             self._emit(
@@ -496,7 +478,6 @@ class Runner:
                 "host",
                 phrase="host.unknown-model-name",
                 params={"tool": model_name},
-                before=before,
             )
             return None
         prepared = self.host.prepare_call(model_name, action.get("arguments", {}), snaps)
@@ -504,7 +485,6 @@ class Runner:
 
     def _run_prepared(self, prepared: PreparedCall) -> None:
         snaps = self._tool_snapshots()
-        before = self._state()
         problem = self.host.revalidate(prepared, snaps)
         if problem is not None:
             reason = problem.split(":")[0]
@@ -515,7 +495,6 @@ class Runner:
                 "model",
                 phrase=f"host.refused-{reason}",
                 params={"tool": prepared.model_name, "detail": problem},
-                before=before,
             )
             return
         out = self.clients[prepared.server_id].call_tool(prepared.tool, prepared.arguments)
@@ -527,7 +506,6 @@ class Runner:
             return
         label = str(action.get("as", model_name))
         self.prepared[label] = prepared
-        before = self._state()
         self.console.append(f"model prepared a call to {model_name}")
         self._emit(
             "internal",
@@ -535,21 +513,16 @@ class Runner:
             "host",
             phrase="host.prepared",
             params={"tool": model_name, "hash": prepared.schema_hash},
-            before=before,
         )
 
     def _do_run_call(self, label: str, action: dict[str, Any]) -> None:
         self._run_prepared(self.prepared[label])
 
     def _do_set_user(self, user: str, action: dict[str, Any]) -> None:
-        before = self._state()
         self.host.user = user
-        self._emit(
-            "internal", "host", "host", phrase="host.set-user", params={"user": user}, before=before
-        )
+        self._emit("internal", "host", "host", phrase="host.set-user", params={"user": user})
 
     def _do_set_host(self, settings: dict[str, Any], action: dict[str, Any]) -> None:
-        before = self._state()
         if "rebuildEveryRequest" in settings:
             self.host.rebuild_every_request = bool(settings["rebuildEveryRequest"])
         self._emit(
@@ -558,13 +531,12 @@ class Runner:
             "host",
             phrase="host.settings",
             params={"rebuild": self.host.rebuild_every_request},
-            before=before,
         )
 
     def _do_note(self, _: Any, action: dict[str, Any]) -> None:
         if "say" not in action:
             raise TraceError("a note needs say")
-        self._emit("internal", "host", "host", phrase="note", before=None)
+        self._emit("internal", "host", "host", phrase="note")
 
 
 def _seconds(ms: int) -> str:

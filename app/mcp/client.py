@@ -549,7 +549,7 @@ class MCPClient:
             "listening": self.listening,
             "cache": {
                 "generation": c.generation,
-                "tools": copy.deepcopy(c.tools),
+                "tools": list(c.tools),  # replaced wholesale on publish, never edited in place
                 "fetchedAtMs": c.fetched_at_ms,
                 "ttlMs": c.ttl_ms,
                 "expiresAtMs": (c.fetched_at_ms + c.ttl_ms)

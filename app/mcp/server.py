@@ -365,7 +365,8 @@ class MCPServer:
             "phase": self.phase.value,
             "revision": self.revision,
             "listChanged": self.config.list_changed,
-            "tools": copy.deepcopy(self.tools),
+            # Tool dicts are never edited in place (a change replaces the list): sharing is safe.
+            "tools": list(self.tools),
             "subscriptions": [str(s) for s in self.subscriptions],
         }
 
