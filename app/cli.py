@@ -9,13 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from app.engine.checks import check_scenario
-from app.engine.scenario import (
-    Scenario,
-    ScenarioInvalid,
-    default_scenarios_dir,
-    load_library,
-    load_scenario,
-)
+from app.engine.library import load_library
+from app.engine.scenario import Scenario, ScenarioInvalid, default_scenarios_dir, load_scenario
 from app.engine.textview import render_text
 from app.mcp import versions
 

@@ -231,28 +231,6 @@ def load_scenario(path: str | Path) -> Scenario:
     return Scenario(id=data["id"], path=str(path), data=data)
 
 
-@dataclass
-class Library:
-    scenarios: dict[str, Scenario]
-    errors: list[ScenarioError]
-    broken: dict[str, list[ScenarioError]]
-
-
-def load_library(directory: str | Path) -> Library:
-    """Every *.yaml in the folder; broken files are reported, the rest still load."""
-    found: list[Scenario] = []
-    errors: list[ScenarioError] = []
-    broken: dict[str, list[ScenarioError]] = {}
-    for path in sorted(Path(directory).glob("*.yaml")):
-        try:
-            found.append(load_scenario(path))
-        except ScenarioInvalid as exc:
-            errors += exc.errors
-            broken[path.name] = exc.errors
-    found.sort(key=lambda s: (s.order, s.id))
-    return Library({s.id: s for s in found}, errors, broken)
-
-
 def default_scenarios_dir() -> Path:
     """scenarios/ at the top of the repository."""
     return Path(__file__).resolve().parents[2] / "scenarios"
