@@ -38,6 +38,22 @@ class _Envelope:
     stream: Any = None  # the listen request id whose stream carries a modern notification
 
 
+def server_config(spec: dict[str, Any]) -> ServerConfig:
+    """The ServerConfig for one entry of a scenario's `servers` list, with the format's defaults."""
+    return ServerConfig(
+        name=spec["name"],
+        version=spec.get("version", "1.0.0"),
+        tools=tuple(spec["tools"]),
+        page_size=spec.get("pageSize", 50),
+        list_changed=spec.get("listChanged", False),
+        supported_versions=tuple(spec.get("supportedVersions", versions.VERSIONS)),
+        instructions=spec.get("instructions"),
+        ttl_ms=spec.get("ttlMs", 300_000),
+        cache_scope=spec.get("cacheScope", "public"),
+        failing_tools=frozenset(spec.get("failingTools", ())),
+    )
+
+
 class TraceError(Exception):
     """The scenario asked for something the world cannot do (a bug in the scenario)."""
 
@@ -67,20 +83,7 @@ class Runner:
         client_cfg = data.get("client", {})
         for spec in data["servers"]:
             sid = spec["id"]
-            self.servers[sid] = MCPServer(
-                ServerConfig(
-                    name=spec["name"],
-                    version=spec.get("version", "1.0.0"),
-                    tools=tuple(spec["tools"]),
-                    page_size=spec.get("pageSize", 50),
-                    list_changed=spec.get("listChanged", False),
-                    supported_versions=tuple(spec.get("supportedVersions", versions.VERSIONS)),
-                    instructions=spec.get("instructions"),
-                    ttl_ms=spec.get("ttlMs", 300_000),
-                    cache_scope=spec.get("cacheScope", "public"),
-                    failing_tools=frozenset(spec.get("failingTools", ())),
-                )
-            )
+            self.servers[sid] = MCPServer(server_config(spec))
             self.clients[sid] = MCPClient(
                 ClientConfig(
                     server_id=sid,
