@@ -1,8 +1,11 @@
-"""The `mcp-lab` command: list, validate and trace scenarios, and serve the web lab."""
+"""The `mcp-lab` command: list, validate and trace scenarios, serve the web lab, and run a
+scenario's server over stdio for real MCP clients."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import sys
 from pathlib import Path
@@ -114,6 +117,28 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mcp_server(args: argparse.Namespace) -> int:
+    """Run one scenario server over real stdio until the client closes stdin."""
+    from app.stdio_server import UnknownServer, build_server, serve_stdio
+
+    try:
+        server = build_server(args.scenario, args.server)
+    except ScenarioInvalid as exc:
+        for error in exc.errors:
+            print(error, file=sys.stderr)
+        return 1
+    except (FileNotFoundError, UnknownServer) as exc:
+        print(f"mcp-lab: {exc.args[0]}", file=sys.stderr)
+        return 2
+    # MCP messages are UTF-8, one per line with "\n", whatever the platform's defaults are.
+    for stream in (sys.stdin, sys.stdout):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(encoding="utf-8", newline="\n")
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C in a terminal is a normal way out
+        serve_stdio(server, sys.stdin, sys.stdout)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mcp-lab", description="MCP Discovery Lab")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -130,6 +155,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["jsonl", "text"], default="text")
     p.add_argument("--lang", choices=["en", "zh", "ru"], default="en")
     p.set_defaults(func=cmd_trace)
+    p = sub.add_parser(
+        "mcp-server",
+        help="run one scenario server over stdio, for any MCP client to connect to",
+        description="Serve one server of a scenario as a real MCP server on stdin/stdout "
+        "(newline-delimited JSON-RPC), e.g. for the MCP Inspector or an SDK's stdio client.",
+    )
+    p.add_argument("scenario", metavar="ID|PATH")
+    p.add_argument("--server", required=True, metavar="SERVER_ID", help="the server's id")
+    p.set_defaults(func=cmd_mcp_server)
     p = sub.add_parser("serve", help="serve the web lab")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=5000)

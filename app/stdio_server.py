@@ -1,0 +1,100 @@
+"""A thin blocking stdio shell around the sans-IO MCPServer, so real MCP clients can connect.
+
+`serve_stdio` reads newline-delimited JSON-RPC from a text stream, hands each message to
+`MCPServer.receive` and writes every reply as one compact JSON line, flushing after each, until
+end of input. It adds only what a transport must: a line that is not JSON gets a -32700 Parse
+error with id null and the loop goes on; an unexpected failure inside the core gets -32603 for
+that one request instead of killing the process. No threads, no clock, no logging on stdout
+(which carries only MCP messages). `build_server` builds the MCPServer for one server of a
+scenario file with the same ServerConfig mapping the trace engine uses, so the server a client
+talks to here is the very server the lab visualises.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, TextIO
+
+from app.engine.runner import server_config
+from app.engine.scenario import default_scenarios_dir, load_scenario
+from app.mcp import jsonrpc
+from app.mcp.framing import encode_json
+from app.mcp.jsonrpc import Message
+from app.mcp.server import MCPServer
+
+__all__ = ["UnknownServer", "build_server", "scenario_path", "serve_stdio"]
+
+
+class UnknownServer(LookupError):
+    """The scenario has no server with the requested id."""
+
+
+def scenario_path(scenario_id_or_path: str) -> Path:
+    """A scenario file named by path, or by id in the default scenarios folder."""
+    path = Path(scenario_id_or_path)
+    if path.suffix in (".yaml", ".yml") or path.exists():
+        return path
+    candidate = default_scenarios_dir() / f"{scenario_id_or_path}.yaml"
+    if not candidate.exists():
+        raise FileNotFoundError(f"no scenario {scenario_id_or_path!r}")
+    return candidate
+
+
+def build_server(scenario_id_or_path: str, server_id: str) -> MCPServer:
+    """The MCPServer for server `server_id` of a scenario, configured as the engine does.
+
+    Raises ScenarioInvalid for a broken file, FileNotFoundError for an unknown scenario and
+    UnknownServer for a server id the scenario does not define.
+    """
+    scenario = load_scenario(scenario_path(scenario_id_or_path))
+    specs: list[dict[str, Any]] = scenario.data["servers"]
+    for spec in specs:
+        if spec["id"] == server_id:
+            return MCPServer(server_config(spec))
+    known = ", ".join(str(s["id"]) for s in specs)
+    raise UnknownServer(f"scenario {scenario.id!r} has no server {server_id!r} (it has: {known})")
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _parse(line: str) -> Any:
+    """One line as JSON; NaN and Infinity (which Python accepts) are not JSON."""
+    return json.loads(line, parse_constant=_reject_constant)
+
+
+def _handle(server: MCPServer, message: Any) -> list[Message]:
+    try:
+        return server.receive(message)
+    except Exception as exc:  # a core bug must not take the transport down with it
+        request_id = message.get("id") if isinstance(message, dict) else None
+        if not isinstance(request_id, int | str) or isinstance(request_id, bool):
+            request_id = None
+        if isinstance(message, dict) and "method" in message and "id" not in message:
+            return []  # a notification is never answered, not even with an error
+        return [
+            jsonrpc.error(
+                request_id, jsonrpc.INTERNAL_ERROR, f"Internal error: {type(exc).__name__}"
+            )
+        ]
+
+
+def serve_stdio(server: MCPServer, stdin: TextIO, stdout: TextIO) -> None:
+    """Serve until end of input: one JSON-RPC message per line in, one per line out."""
+    while True:
+        line = stdin.readline()
+        if not line:
+            return
+        if not line.strip():
+            continue
+        try:
+            message = _parse(line)
+        except ValueError:  # json.JSONDecodeError is a ValueError
+            replies = [jsonrpc.error(None, jsonrpc.PARSE_ERROR, "Parse error")]
+        else:
+            replies = _handle(server, message)
+        for reply in replies:
+            stdout.write(encode_json(reply) + "\n")
+            stdout.flush()
