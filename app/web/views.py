@@ -81,13 +81,9 @@ def caches(step: Step, prev: Step | None) -> list[dict[str, Any]]:
             name = tool.get("name")
             host = host_tools.get((sid, name), {})
             model_name = host.get("modelName")
+            keys = {name, model_name, f"{sid}/{name}"}
             status = next(
-                (
-                    s
-                    for s, names in (("added", added), ("changed", changed))
-                    if name in names or model_name in names
-                ),
-                "",
+                (s for s, names in (("added", added), ("changed", changed)) if keys & names), ""
             )
             rows.append(
                 {

@@ -54,8 +54,14 @@
         panel.scrollIntoView({ block: "nearest" });
       }
     }
-    var current = document.querySelector("#transport-log .current, .log .current");
-    if (current && d.step !== lastStep) current.scrollIntoView({ block: "nearest" });
+    /* Keep the newest frame of the log in sight, scrolling the log only, never the page. */
+    var log = $("panel-transport");
+    var current = log && log.querySelector(".log .current");
+    if (current && d.step !== lastStep) {
+      var box = log.getBoundingClientRect();
+      var item = current.getBoundingClientRect();
+      if (item.top < box.top || item.bottom > box.bottom) log.scrollTop += item.top - box.top - 48;
+    }
     lastStep = d.step;
     lastView = view;
   }
