@@ -35,7 +35,10 @@ class ServerPhase(StrEnum):
 
 # Which client messages a legacy server accepts in each phase (h11-style table of plain data).
 LEGACY_TRANSITIONS: dict[ServerPhase, dict[str, ServerPhase]] = {
-    ServerPhase.AWAITING_INITIALIZE: {"initialize": ServerPhase.AWAITING_INITIALIZED},
+    ServerPhase.AWAITING_INITIALIZE: {
+        "initialize": ServerPhase.AWAITING_INITIALIZED,
+        "ping": ServerPhase.AWAITING_INITIALIZE,  # ping is allowed at any time
+    },
     ServerPhase.AWAITING_INITIALIZED: {
         "notifications/initialized": ServerPhase.OPERATING,
         "ping": ServerPhase.AWAITING_INITIALIZED,

@@ -92,8 +92,9 @@ def tool_fields(version: str) -> frozenset[str]:
 
 
 def implementation_fields(version: str) -> frozenset[str]:
-    """Keys a clientInfo / serverInfo object may carry in this version."""
-    return _IMPLEMENTATION_FIELDS[version]
+    """Keys a clientInfo / serverInfo object may carry in this version (a newer, unknown
+    version, such as a draft a client was built against, is treated like the latest)."""
+    return _IMPLEMENTATION_FIELDS.get(version, _IMPLEMENTATION_FIELDS[LATEST])
 
 
 def has_structured_content(version: str) -> bool:

@@ -1,0 +1,135 @@
+"""The codec: one table of messages framed for each transport, checked in both directions."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.mcp import framing
+
+MESSAGES = [
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "c", "version": "1"},
+        },
+    },
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": "a-1", "method": "tools/list", "params": {"cursor": ""}},
+    {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "result": {
+            "tools": [
+                {
+                    "name": "读取文件",
+                    "description": "line\nbreak 🙂",
+                    "inputSchema": {"type": "object"},
+                }
+            ],
+            "nextCursor": "x",
+        },
+    },
+    {"jsonrpc": "2.0", "id": 4, "error": {"code": -32602, "message": "Invalid cursor"}},
+    {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"},
+]
+
+
+@pytest.mark.parametrize("message", MESSAGES)
+@pytest.mark.parametrize("from_client", [True, False])
+def test_stdio_frames_are_one_line_and_decode_back(message, from_client):
+    frame = framing.stdio_frame(message, from_client=from_client)
+    assert frame.text.endswith("\n") and frame.text.count("\n") == 1
+    assert frame.channel == ("stdin" if from_client else "stdout")
+    assert framing.parse_stdio(frame.text) == [message]
+    # and the other way: the literal line encodes to the same bytes
+    assert framing.stdio_frame(framing.parse_stdio(frame.text)[0], from_client=from_client) == frame
+
+
+@pytest.mark.parametrize("version", ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("message", [m for m in MESSAGES if "method" in m])
+def test_http_posts_decode_back_to_the_message(version, message):
+    link = framing.HttpLink("files", version)
+    link.negotiated = True
+    frame = link.client_message(message)
+    start, headers, body = framing.parse_http_request(frame.text)
+    assert start == "POST /mcp HTTP/1.1"
+    assert body == message
+    assert int(headers["Content-Length"]) == len(framing.encode_json(message).encode())
+    if version == "2026-07-28":
+        assert headers["Mcp-Method"] == message["method"]
+        assert headers["MCP-Protocol-Version"] == version
+    elif version in ("2025-06-18", "2025-11-25"):
+        assert headers["MCP-Protocol-Version"] == version
+    else:
+        assert "MCP-Protocol-Version" not in headers
+    is_request = "id" in message
+    assert (frame.reply is None) == is_request
+
+
+def test_a_session_id_is_issued_with_the_initialize_result_and_echoed_after():
+    link = framing.HttpLink("files", "2025-11-25")
+    result = {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25"}}
+    status, headers, messages = framing.parse_http_response(
+        link.server_message(result, answers="initialize").text
+    )
+    assert status == 200 and messages == [result]
+    session = headers["MCP-Session-Id"]
+    link.negotiated = True
+    _, request_headers, _ = framing.parse_http_request(link.client_message(MESSAGES[2]).text)
+    assert request_headers["MCP-Session-Id"] == session
+
+
+def test_modern_http_has_no_session_and_names_the_tool_in_a_header():
+    link = framing.HttpLink("files", "2026-07-28")
+    call = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "read_file"}}
+    _, headers, _ = framing.parse_http_request(link.client_message(call).text)
+    assert headers["Mcp-Name"] == "read_file"
+    assert not any(h.lower() == "mcp-session-id" for h in headers)
+    error = {
+        "jsonrpc": "2.0",
+        "id": 9,
+        "error": {"code": -32022, "message": "Unsupported protocol version"},
+    }
+    status, _, _ = framing.parse_http_response(
+        link.server_message(error, answers="tools/call").text
+    )
+    assert status == 400
+
+
+def test_modern_notifications_travel_on_the_listen_stream_as_sse():
+    link = framing.HttpLink("files", "2026-07-28")
+    ack = {
+        "jsonrpc": "2.0",
+        "method": "notifications/subscriptions/acknowledged",
+        "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": 2}, "notifications": {}},
+    }
+    first = link.server_message(ack, stream=2)
+    status, headers, messages = framing.parse_http_response(first.text)
+    assert status == 200 and headers["Content-Type"] == "text/event-stream" and messages == [ack]
+    later = link.server_message(MESSAGES[-1], stream=2)
+    assert later.text.startswith("event: message\ndata: ")
+    assert [framing.json.loads(e["data"]) for e in framing.parse_sse(later.text)] == [MESSAGES[-1]]
+
+
+def test_legacy_streamable_http_events_carry_ids_for_resumption():
+    link = framing.HttpLink("files", "2025-06-18")
+    event = framing.parse_sse(link.server_message(MESSAGES[-1]).text)[0]
+    assert event["id"] and event["event"] == "message"
+
+
+def test_http_sse_2024_opens_the_stream_first_and_answers_on_it():
+    link = framing.HttpLink("files", "2024-11-05")
+    opened = link.open_legacy_stream()
+    assert opened.text.startswith("GET /sse HTTP/1.1")
+    endpoint = framing.parse_sse(opened.text.split("\r\n\r\n", 2)[2])[0]
+    assert endpoint["event"] == "endpoint" and endpoint["data"].startswith("/messages?session_id=")
+    post = link.client_message(MESSAGES[0])
+    assert post.text.startswith(f"POST {endpoint['data']} HTTP/1.1")
+    assert post.reply is not None and post.reply.startswith("HTTP/1.1 202 Accepted")
+    answer = link.server_message(MESSAGES[3], answers="tools/list")
+    assert answer.channel == "GET /sse"
+    assert framing.json.loads(framing.parse_sse(answer.text)[0]["data"]) == MESSAGES[3]
