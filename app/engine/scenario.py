@@ -109,21 +109,22 @@ def _validator() -> jsonschema.Draft202012Validator:
 
 
 def _line_of(node: yaml.Node | None, path: list[Any]) -> int:
-    """Walk a JSON path through the composed YAML nodes; the deepest node reached gives the line."""
+    """Walk a JSON path through the composed YAML nodes to the line of the deepest field found."""
     line = node.start_mark.line + 1 if node is not None else 1
     for part in path:
         if isinstance(node, yaml.MappingNode):
-            match = next((v for k, v in node.value if k.value == part), None)
-            if match is None:
+            pair = next(((k, v) for k, v in node.value if k.value == part), None)
+            if pair is None:
                 break
-            node = match
+            key, node = pair
+            line = key.start_mark.line + 1  # the line that names the field
         elif (
             isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value)
         ):
             node = node.value[part]
+            line = node.start_mark.line + 1
         else:
             break
-        line = node.start_mark.line + 1
     return line
 
 

@@ -1,0 +1,127 @@
+"""Every scenario in the library replays headless and keeps its promises: checkpoint answers
+derived from the trace, expected outcomes, misconceptions tied to real steps, three languages,
+schema-valid messages. And the checks themselves fail when a scenario lies."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from app.engine.checks import check_scenario, check_trace
+from app.engine.library import default_scenarios_dir, load_library
+from app.engine.runner import run_trace
+from app.engine.scenario import Scenario, load_scenario
+
+LIBRARY = load_library(default_scenarios_dir())
+ISSUE_IDS = [
+    "handshake",
+    "pagination",
+    "cache",
+    "list-changed-add",
+    "list-changed-remove",
+    "list-changed-during-refresh",
+    "no-list-changed",
+    "stale-host",
+    "call-retry",
+    "collisions",
+    "access-control",
+    "eras",
+]
+
+
+def test_the_library_loads_without_errors():
+    assert LIBRARY.errors == []
+
+
+@pytest.mark.parametrize("scenario_id", list(LIBRARY.scenarios))
+def test_scenario_keeps_every_promise_under_every_version_and_transport(scenario_id):
+    assert check_scenario(LIBRARY.scenarios[scenario_id]) == []
+
+
+@pytest.mark.parametrize("scenario_id", ISSUE_IDS)
+def test_the_lesson_library_has_the_scenario(scenario_id):
+    assert scenario_id in LIBRARY.scenarios, f"{scenario_id} is missing from scenarios/"
+
+
+def _edited(scenario: Scenario, edit) -> Scenario:
+    data = copy.deepcopy(scenario.data)
+    edit(data)
+    return Scenario(scenario.id, scenario.path, data)
+
+
+def test_a_wrong_answer_key_fails_the_checks():
+    pagination = LIBRARY.scenarios["pagination"]
+
+    def lie(data):
+        for action in data["script"]:
+            if "checkpoint" in action:
+                action["checkpoint"]["answer"] = (action["checkpoint"]["answer"] + 1) % 3
+                return
+
+    trace = run_trace(_edited(pagination, lie), "2025-11-25", "stdio")
+    problems = check_trace(_edited(pagination, lie), trace)
+    assert any("the key says" in message for _, message in problems)
+
+
+def test_a_broken_expectation_and_a_dangling_misconception_fail_the_checks():
+    pagination = LIBRARY.scenarios["pagination"]
+
+    def lie(data):
+        data["expect"]["modelTools"] = ["files__read_file"]
+        data["misconceptions"][0]["refutedBy"] = {"kind": "cache-hit"}
+
+    edited = _edited(pagination, lie)
+    problems = [path for path, _ in check_trace(edited, run_trace(edited, "2026-07-28", "http"))]
+    assert ["expect", "modelTools"] in problems
+    assert ["misconceptions", 0, "refutedBy"] in problems
+
+
+def test_every_step_is_narrated_in_three_languages():
+    for scenario in LIBRARY.scenarios.values():
+        for step in run_trace(scenario, scenario.default_version, "stdio"):
+            assert all(step["narration"][lang].strip() for lang in ("en", "zh", "ru"))
+            assert step["narration"]["zh"] != step["narration"]["en"], step["narration"]
+
+
+def test_a_checkpoint_sits_on_the_step_before_the_moment_it_asks_about():
+    trace = run_trace(LIBRARY.scenarios["pagination"], "2025-06-18", "http")
+    asked = [s for s in trace if s["checkpoint"]]
+    assert len(asked) >= 2
+    moment = trace[asked[0]["index"] + 1]
+    assert moment["method"] == "tools/list" and moment["message"]["params"]["cursor"]
+    assert {"question", "choices", "answer"} <= set(asked[0]["checkpoint"])
+    assert set(asked[0]["checkpoint"]["question"]) == {"en", "zh", "ru"}
+
+
+def test_the_step_cap_ends_in_a_terminal_step(tmp_path: Path):
+    trace = run_trace(LIBRARY.scenarios["pagination"], "2025-11-25", "stdio", max_steps=5)
+    assert len(trace) == 6 and trace[-1]["kind"] == "terminal"
+    assert "5" in trace[-1]["narration"]["en"]
+
+
+def test_hostile_tool_text_travels_through_the_engine_as_data(tmp_path: Path):
+    data = yaml.safe_load(Path(LIBRARY.scenarios["pagination"].path).read_text("utf-8"))
+    data["id"] = "hostile"
+    data["servers"][0]["tools"] = [
+        {
+            "name": "<img src=x onerror=alert(1)>",
+            "description": "\u0007\x1b[2J\u202e",
+            "inputSchema": {"type": "object"},
+        },
+        {"name": "n" * 10_240, "description": "d" * 10_240, "inputSchema": {"type": "object"}},
+        {"name": "𝔘𝔫𝔦😀", "description": "控制\ttab", "inputSchema": {"type": "object"}},
+    ]
+    data["script"] = [{"connect": "files"}, {"list_tools": "files"}, {"model_request": "go"}]
+    data.pop("expect"), data.pop("misconceptions")
+    path = tmp_path / "hostile.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), "utf-8")
+    scenario = load_scenario(path)
+    for version in ("2024-11-05", "2026-07-28"):
+        trace = run_trace(scenario, version, "http")
+        cached = trace[-1]["state"]["clients"]["files"]["cache"]["tools"]
+        assert [t["name"] for t in cached] == [t["name"] for t in data["servers"][0]["tools"]]
+        model = [t["name"] for t in trace[-1]["state"]["model"]["tools"]]
+        assert all(len(n) <= 64 for n in model) and len(set(model)) == 3
