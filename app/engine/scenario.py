@@ -39,6 +39,7 @@ ACTION_VERBS = (
     "note",
 )
 LANGUAGES = ("en", "zh", "ru")
+_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True)
@@ -207,8 +208,7 @@ def load_scenario(path: str | Path) -> Scenario:
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioInvalid([ScenarioError(file, 1, "(file)", f"cannot read: {exc}")]) from None
     try:
-        data = yaml.safe_load(text)
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.load(text, Loader=_FAST_LOADER)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
@@ -217,7 +217,12 @@ def load_scenario(path: str | Path) -> Scenario:
         ) from None
     if not isinstance(data, dict):
         raise ScenarioInvalid([ScenarioError(file, 1, "(top level)", "a scenario is a mapping")])
-    errors = validate(data, node, file)
+    errors = validate(data, None, file)
+    node = None
+    if errors or path.stem != data.get("id"):
+        # Positions are only needed to report a problem: compose the node tree only then.
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        errors = validate(data, node, file)
     if not errors and path.stem != data["id"]:
         errors.append(
             ScenarioError(
