@@ -19,8 +19,8 @@ from app.web.session import converse
 bp = Blueprint("socket", __name__)
 
 
-@sock.route("/ws/scenario/<sid>", bp=bp)
 def scenario_socket(ws: Any, sid: str) -> None:
+    """Open a viewer in the state of the socket URL's query and serve it until it closes."""
     lab = current_app.extensions["lab"]
     scenario = lab.scenario(sid)
     if scenario is None:
@@ -29,3 +29,7 @@ def scenario_socket(ws: Any, sid: str) -> None:
     viewer = open_viewer(scenario, request.args, i18n.select_locale())
     pacer = Pacer(current_app.config["AUTOPLAY_MS"])
     converse(ws, lab, viewer, pacer, current_app.config["WS_MAX_COMMAND"])
+
+
+# Registered by call rather than as a decorator so the function stays importable for tests.
+sock.route("/ws/scenario/<sid>", bp=bp)(scenario_socket)

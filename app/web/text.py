@@ -31,6 +31,11 @@ def visible(value: Any) -> Markup:
     return Markup(html)
 
 
+def plain(value: Any) -> str:
+    """Text for attributes: control characters replaced by `\\uXXXX` (escaped later)."""
+    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", "" if value is None else str(value))
+
+
 def _string(value: str) -> str:
     return '<span class="j-s">' + str(escape(json.dumps(value, ensure_ascii=False))) + "</span>"
 
@@ -81,4 +86,6 @@ def frame_html(frame: str | None) -> Markup:
 
 
 def init_app(app: Flask) -> None:
-    app.jinja_env.filters.update(visible=visible, json_html=json_html, frame_html=frame_html)
+    app.jinja_env.filters.update(
+        visible=visible, plain=plain, json_html=json_html, frame_html=frame_html
+    )

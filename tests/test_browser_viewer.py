@@ -1,0 +1,283 @@
+"""The lab in a real browser: Playwright for Python driving Debian's headless Chromium.
+
+One browser for the session, one fresh context per test, the lab served from a thread by the
+`live_server` fixture. Each test follows what a student or an instructor does: open the library,
+open pagination, step to the end by keyboard, read each view, follow a deep link, switch to zh
+and ru, lose the socket and come back to the same step, and run axe-core on what they saw.
+Screenshots go to test-artifacts/ (git-ignored) for a human to look at.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+AXE = ROOT / "static" / "vendor" / "axe.min.js"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+WIDE = {"width": 1400, "height": 900}
+NARROW = {"width": 900, "height": 900}
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed (make browser installs it)")
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    yield browser
+    browser.close()
+
+
+@pytest.fixture
+def open_page(browser: Browser, live_server: str) -> Iterator:
+    contexts = []
+
+    def open_page(path: str, viewport: dict | None = None, **options) -> Page:
+        context = browser.new_context(viewport=viewport or WIDE, base_url=live_server, **options)
+        contexts.append(context)
+        page = context.new_page()
+        page.errors = []
+        page.on("pageerror", lambda error: page.errors.append(str(error)))
+        page.goto(path)
+        return page
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+def shot(page: Page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def connected(page: Page) -> None:
+    expect(page.locator("body")).to_have_attribute("data-ws", "open")
+
+
+def at_step(page: Page, n: int) -> None:
+    expect(page.locator("#status")).to_have_attribute("data-step", str(n))
+
+
+def axe_problems(page: Page) -> list[str]:
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate(
+        """async () => (await axe.run(document, {resultTypes: ['violations']})).violations
+             .map(v => ({id: v.id, impact: v.impact, help: v.help,
+                         where: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))"""
+    )
+    return [
+        f"{v['impact']}: {v['id']} ({v['help']}) at {v['where']}"
+        for v in found
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+def test_library_opens_pagination_and_keyboard_steps_to_the_end_through_every_view(open_page):
+    page = open_page("/", locale="en-US")
+    expect(page.locator("h1")).to_contain_text("How does an AI agent find its tools?")
+    shot(page, "library-en")
+    assert axe_problems(page) == []
+    page.locator("#card-pagination a").click()
+    expect(page).to_have_url(re.compile(r"/scenario/pagination\?step=0&view=overview"))
+    connected(page)
+
+    last = int(page.locator("#status").get_attribute("data-last"))
+    seen = {"tools/list": False, "nextCursor": False, "added": False, "question": False}
+    for n in range(1, last + 1):
+        if (
+            page.locator("#checkpoint:not([hidden])").count()
+            and not page.locator("#feedback").count()
+        ):
+            seen["question"] = True
+            page.keyboard.press("ArrowRight")  # refused until the question is answered
+            expect(page.locator("#alert")).to_contain_text("Answer the question first")
+            page.locator("#choice-0").focus()
+            page.keyboard.press("Enter")
+            expect(page.locator("#feedback")).to_be_visible()
+        page.keyboard.press("ArrowRight")
+        at_step(page, n)
+        current = page.locator("#panel-transport .frame.current")
+        if current.count():
+            text = current.inner_text()
+            seen["tools/list"] |= "tools/list" in text
+            seen["nextCursor"] |= "nextCursor" in text
+        seen["added"] |= page.locator("#panel-transform tr.added").count() > 0
+    assert all(seen.values()), seen
+    expect(page.locator("#counter")).to_contain_text(f"Step {last + 1} of {last + 1}")
+    expect(page.locator("#btn-next")).to_have_attribute("aria-disabled", "true")
+    expect(
+        page.locator("#panel-transform table.cache").first.locator("tbody tr")
+    ).not_to_have_count(0)
+    expect(page.locator("#panel-output pre.json")).to_contain_text('"input_schema"')
+    shot(page, "viewer-end-wide")
+
+    page.keyboard.press("Home")
+    at_step(page, 0)
+    page.keyboard.press("End")
+    at_step(page, last)
+    page.set_viewport_size(NARROW)
+    for key, view in (("2", "transport"), ("3", "transform"), ("4", "output"), ("1", "overview")):
+        page.keyboard.press(key)
+        expect(page.locator(f"#panel-{view}")).to_be_visible()
+        expect(
+            page.locator("#panel-transform" if view != "transform" else "#panel-output")
+        ).to_be_hidden()
+        expect(page).to_have_url(re.compile(f"view={view}"))
+    page.keyboard.press("?")
+    expect(page.locator("#shortcuts")).to_be_visible()
+    shot(page, "shortcut-sheet")
+    page.keyboard.press("Escape")
+    expect(page.locator("#shortcuts")).to_be_hidden()
+    assert page.errors == []
+
+
+def test_a_deep_link_restores_the_exact_state_and_the_url_follows_each_step(open_page):
+    url = "/scenario/pagination?step=5&view=transform&version=2026-07-28&transport=http&lang=ru"
+    page = open_page(url, viewport=NARROW)
+    connected(page)
+    at_step(page, 5)
+    expect(page.locator("html")).to_have_attribute("lang", "ru")
+    expect(page.locator("#counter")).to_contain_text("Шаг 6 из")
+    expect(page.locator("#panel-transform")).to_be_visible()
+    expect(page.locator("#panel-overview")).to_be_hidden()
+    expect(page.locator("#sel-version")).to_have_value("2026-07-28")
+    expect(page.locator("#sel-transport")).to_have_value("http")
+    page.locator("#btn-next").click()
+    at_step(page, 6)
+    expect(page).to_have_url(
+        re.compile(r"step=6&view=transform&version=2026-07-28&transport=http&lang=ru")
+    )
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.locator("#btn-copy").click()
+    expect(page.locator("#conn")).to_have_text("Ссылка скопирована")
+    assert page.evaluate("navigator.clipboard.readText()") == page.url
+    page.select_option("#sel-transport", "stdio")
+    expect(page.locator("#status")).to_have_attribute("data-transport", "stdio")
+    expect(page.locator("#panel-transport")).to_be_hidden()
+    page.keyboard.press("2")
+    expect(page.locator("#panel-transport .frame.current pre.wire")).not_to_contain_text(
+        "POST /mcp"
+    )
+    shot(page, "deep-link-ru-narrow")
+
+
+def test_switching_to_zh_and_ru_translates_the_interface_and_is_remembered(open_page, live_server):
+    page = open_page("/scenario/pagination?step=2", locale="en-US")
+    connected(page)
+    page.locator("#lang-zh").click()
+    expect(page.locator("html")).to_have_attribute("lang", "zh")
+    expect(page.locator("#counter")).to_contain_text("第 3 步，共")
+    expect(page.locator("#masthead .brand")).to_have_text("MCP 工具发现实验室")
+    expect(page.locator("#btn-next")).to_contain_text("下一步")
+    at_step(page, 2)
+    assert axe_problems(page) == []
+    shot(page, "viewer-zh")
+    page.locator("#lang-ru").click()
+    expect(page.locator("#counter")).to_contain_text("Шаг 3 из")
+    expect(page.locator("#panel-transform h2")).to_have_text("Преобразование")
+    expect(page).to_have_url(re.compile("lang=ru"))
+    page.goto("/")
+    expect(page.locator("html")).to_have_attribute("lang", "ru")
+    expect(page.locator("h1")).to_have_text("Как ИИ-агент находит свои инструменты?")
+    shot(page, "library-ru")
+
+
+def test_a_dropped_socket_reconnects_and_resumes_the_same_step(open_page, browser, live_server):
+    routes = []
+
+    def proxy(ws):
+        routes.append((ws, ws.connect_to_server()))
+
+    context = browser.new_context(viewport=WIDE, base_url=live_server)
+    try:
+        page = context.new_page()
+        page.route_web_socket(re.compile(r"/ws/scenario/"), proxy)
+        page.goto("/scenario/pagination?step=0")
+        connected(page)
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")
+        at_step(page, 2)
+        routes[-1][0].close(code=1001, reason="test drops the socket")
+        expect(page.locator("#conn")).to_have_text("Connection lost, reconnecting…")
+        expect(page.locator("#conn")).to_have_text("Connected")
+        assert len(routes) == 2 and "step=2" in routes[1][0].url
+        page.keyboard.press("ArrowRight")
+        at_step(page, 3)
+        routes[-1][1].send("{this is not json")
+        expect(page.locator("#alert")).to_contain_text("That command is not valid JSON.")
+        page.keyboard.press("ArrowRight")
+        at_step(page, 4)
+        shot(page, "after-reconnect")
+    finally:
+        context.close()
+
+
+def test_axe_finds_nothing_serious_in_dark_narrow_and_reduced_motion_views(open_page):
+    page = open_page(
+        "/scenario/pagination?step=4&view=transport",
+        viewport=NARROW,
+        color_scheme="dark",
+        reduced_motion="reduce",
+    )
+    connected(page)
+    assert axe_problems(page) == []
+    shot(page, "viewer-dark-narrow")
+    page.keyboard.press("1")
+    packet = page.locator("#panel-overview .packet")
+    expect(packet).to_have_count(1)
+    assert packet.evaluate("p => getComputedStyle(p).animationName") == "none"
+    page.locator("#theme-toggle").click()
+    expect(page.locator("html")).to_have_attribute("data-theme", "light")
+    page.reload()
+    expect(page.locator("html")).to_have_attribute("data-theme", "light")
+    expect(page.locator("#theme-toggle")).to_have_text("Theme: light")
+
+
+def test_everything_is_reachable_by_tab_with_a_visible_focus_ring(open_page):
+    page = open_page("/scenario/pagination?step=0")
+    question = page.locator("#timeline .has-q").first.get_attribute("id").removeprefix("mark-")
+    page.goto(f"/scenario/pagination?step={question}")
+    connected(page)
+    names = set()
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(
+            """() => { const e = document.activeElement;
+                 return {id: e.id, outline: getComputedStyle(e).outlineStyle}; }"""
+        )
+        if focused["id"]:
+            names.add(focused["id"])
+            assert focused["outline"] != "none", focused
+    assert {
+        "btn-next",
+        "btn-prev",
+        "btn-play",
+        "sel-speed",
+        "sel-version",
+        "btn-copy",
+        "lang-zh",
+        "theme-toggle",
+        "choice-0",
+    } <= names

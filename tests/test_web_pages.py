@@ -1,0 +1,126 @@
+"""The library and viewer pages, and the step partials, through Flask's test client."""
+
+from __future__ import annotations
+
+import html as htmllib
+import re
+
+import pytest
+from flask.testing import FlaskClient
+
+from tests import fakelab
+
+
+def text(html: str) -> str:
+    """What a reader sees: tags dropped, entities decoded."""
+    return htmllib.unescape(re.sub(r"<[^>]+>", "", html))
+
+
+def status(html: str) -> dict[str, str]:
+    tag = re.search(r'<div id="status"[^>]*>', html, re.S)
+    assert tag, "the page has no #status element"
+    return dict(re.findall(r'data-([a-z]+)="([^"]*)"', tag.group()))
+
+
+def test_library_lists_each_scenario_as_a_card_linking_to_its_own_url(client: FlaskClient):
+    html = client.get("/").get_data(as_text=True)
+    assert 'id="card-pagination"' in html
+    assert re.search(r'href="/scenario/pagination\?lang=en"', html)
+    card = html.split('id="card-pagination"')[1].split("</li>")[0]
+    assert 'class="chip topic"' in card and "2025-06-18" in card
+
+
+@pytest.mark.parametrize("lab_engine", [fakelab])
+def test_a_broken_scenario_file_shows_as_unavailable_and_the_others_still_work(
+    client: FlaskClient,
+):
+    html = client.get("/").get_data(as_text=True)
+    assert "Unavailable" in html
+    assert "broken.yaml:7: steps[2].action: unknown action &#39;jump&#39;" in html
+    assert client.get("/scenario/pagination").status_code == 200
+
+
+def test_first_visit_follows_accept_language_and_the_choice_is_remembered(client: FlaskClient):
+    html = client.get("/", headers={"Accept-Language": "zh-CN,zh;q=0.9"}).get_data(as_text=True)
+    assert '<html lang="zh"' in html and "场景" in html
+    response = client.get("/?lang=ru")
+    assert "lang=ru" in response.headers["Set-Cookie"]
+    html = client.get("/", headers={"Accept-Language": "zh"}).get_data(as_text=True)
+    assert '<html lang="ru"' in html and "Сценарии" in html
+
+
+def test_a_deep_link_restores_step_view_version_transport_and_language(client: FlaskClient):
+    url = "/scenario/pagination?step=3&view=transform&version=2026-07-28&transport=http&lang=ru"
+    html = client.get(url).get_data(as_text=True)
+    state = status(html)
+    assert state["step"] == "3"
+    assert (state["version"], state["transport"], state["lang"]) == ("2026-07-28", "http", "ru")
+    assert 'data-view="transform"' in html
+    assert re.search(r'id="tab-transform"[^>]*aria-selected="true"', html)
+    assert '<option value="2026-07-28" selected>' in html
+    assert "Шаг 4 из" in html
+
+
+def test_unknown_or_bad_query_values_fall_back_to_defaults(client: FlaskClient):
+    html = client.get("/scenario/pagination?step=abc&view=nope&version=1999&transport=smtp")
+    state = status(html.get_data(as_text=True))
+    assert state["step"] == "0"
+    assert state["transport"] in ("stdio", "http") and state["version"] != "1999"
+    far = status(client.get("/scenario/pagination?step=99999").get_data(as_text=True))
+    assert far["step"] == far["last"]
+
+
+def test_an_unknown_scenario_is_a_404_page_with_a_way_back(client: FlaskClient):
+    response = client.get("/scenario/no-such-thing")
+    assert response.status_code == 404
+    assert 'href="/?lang=en"' in response.get_data(as_text=True)
+
+
+def test_the_step_partial_is_the_fragments_only_each_with_its_id(client: FlaskClient):
+    html = client.get("/scenario/pagination/step?step=2").get_data(as_text=True)
+    assert "<html" not in html
+    for region in (
+        "status",
+        "counter",
+        "narration",
+        "timeline",
+        "panel-overview",
+        "panel-transport",
+        "panel-transform",
+        "panel-output",
+    ):
+        assert f'id="{region}"' in html
+    assert html == client.get(
+        "/scenario/pagination?step=2", headers={"HX-Request": "true"}
+    ).get_data(as_text=True)
+
+
+def test_front_end_libraries_are_served_locally_not_from_a_cdn(client: FlaskClient):
+    html = client.get("/scenario/pagination").get_data(as_text=True)
+    scripts = re.findall(r'<script src="([^"]+)"', html)
+    assert "/static/vendor/htmx.min.js" in scripts
+    assert "/static/vendor/htmx-ext-ws.min.js" in scripts
+    assert all(src.startswith("/static/") for src in scripts)
+    assert 'ws-connect="' in html
+
+
+@pytest.mark.parametrize("lab_engine", [fakelab])
+def test_hostile_tool_text_is_escaped_and_control_characters_are_visible(client: FlaskClient):
+    html = client.get("/scenario/hostile?step=3&view=transform").get_data(as_text=True)
+    assert "<img src=x" not in html and "<b>tools</b>" not in html
+    assert "&lt;img src=x onerror=" in html
+    assert '<span class="ctl">\\u0007</span>' in html
+    assert "𝔘" in html
+    assert "\x07" not in html and "\x00" not in html
+
+
+def test_step_views_show_the_message_cache_and_model_tools(client: FlaskClient):
+    last = int(status(client.get("/scenario/pagination?step=999").get_data(as_text=True))["last"])
+    pages = [
+        client.get(f"/scenario/pagination/step?step={i}").get_data(as_text=True)
+        for i in range(last + 1)
+    ]
+    assert any("tools/list" in p and "nextCursor" in p for p in pages)
+    assert any('class="row added"' in p for p in pages)
+    final = text(pages[-1].split('id="panel-output"')[1])
+    assert '"tools": [' in final and '"name":' in final

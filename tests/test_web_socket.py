@@ -1,0 +1,172 @@
+"""The websocket command handler as a plain function, driven by a fake socket.
+
+flask-sock has no test client, so `converse` takes anything with send/receive: the fake below
+replays a script of incoming frames (None means "the wait ran out", as simple-websocket's
+receive(timeout) does) and records what the server sent. These tests use the stand-in trace
+library (tests/fakelab.py) so their steps and checkpoints are known exactly.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from flask import Flask
+from simple_websocket import ConnectionClosed
+
+from app.web.pacer import Pacer
+from app.web.render import open_viewer, step_html
+from app.web.session import converse
+from tests import fakelab
+
+
+class FakeSocket:
+    def __init__(self, *incoming: Any) -> None:
+        self.incoming = list(incoming)
+        self.sent: list[str] = []
+        self.timeouts: list[float | None] = []
+
+    def send(self, data: str) -> None:
+        self.sent.append(data)
+
+    def receive(self, timeout: float | None = None) -> Any:
+        self.timeouts.append(timeout)
+        if not self.incoming:
+            raise ConnectionClosed()
+        return self.incoming.pop(0)
+
+
+@pytest.fixture
+def lab_engine() -> object:
+    return fakelab
+
+
+@pytest.fixture
+def ctx(app: Flask) -> Iterator[Flask]:
+    with app.test_request_context("/ws/scenario/pagination"):
+        yield app
+
+
+def cmd(name: str, **params: Any) -> str:
+    return json.dumps({"command": name, **params} | {"HEADERS": {"HX-Request": "true"}})
+
+
+def run(app: Flask, *incoming: Any, query: dict[str, str] | None = None, **viewer: Any):
+    lab = app.extensions["lab"]
+    v = open_viewer(lab.scenario("pagination"), query or {}, viewer.get("lang", "en"))
+    ws = FakeSocket(*incoming)
+    pacer = Pacer(1000)
+    converse(ws, lab, v, pacer, limit=app.config["WS_MAX_COMMAND"])
+    return ws, v, pacer
+
+
+def steps_seen(ws: FakeSocket) -> list[int]:
+    return [
+        int(m)
+        for m in re.findall(r'<div id="status" hidden[^>]*data-step="(\d+)"', "".join(ws.sent))
+    ]
+
+
+def alerts(ws: FakeSocket) -> list[str]:
+    found = re.findall(r'<div id="alert"[^>]*>\s*<p>(.*?)</p>', "".join(ws.sent), re.S)
+    return [html.unescape(re.sub(r"<[^>]+>", "", a)).strip() for a in found]
+
+
+def test_next_and_prev_move_the_cursor_and_send_the_step_fragments(ctx: Flask):
+    ws, v, _ = run(ctx, cmd("goto", step=2), cmd("next"), cmd("prev"))
+    assert steps_seen(ws) == [2, 3, 2]
+    assert v.step == 2
+    assert 'id="panel-transport"' in ws.sent[1]
+
+
+def test_malformed_and_unknown_commands_get_a_visible_error_and_the_socket_stays_usable(
+    ctx: Flask,
+):
+    ws, v, _ = run(
+        ctx,
+        "{not json",
+        "[1, 2]",
+        cmd("<script>fly</script>"),
+        b"\x00\x01",
+        cmd("goto", step="many"),
+        cmd("goto", step=2),
+    )
+    said = alerts(ws)
+    assert said[0] == "⚠ That command is not valid JSON."
+    assert said[1] == "⚠ A command must be a JSON object."
+    assert said[2] == "⚠ Unknown command: <script>fly</script>"
+    assert "<script>fly" not in "".join(ws.sent)  # shown as text, never as markup
+    assert said[3] == "⚠ Commands must be text frames."
+    assert said[4].startswith("⚠ Bad value for goto")
+    assert v.step == 2
+
+
+def test_an_oversized_frame_is_refused_with_its_size(ctx: Flask):
+    big = json.dumps({"command": "next", "pad": "x" * 10_000})
+    ws, v, _ = run(ctx, big, cmd("next"))
+    assert alerts(ws)[0] == f"⚠ Command refused: {len(big)} bytes is over the limit of 4096."
+    assert v.step == 1
+
+
+def test_a_checkpoint_asks_its_question_before_the_next_step_is_revealed(ctx: Flask):
+    ws, v, _ = run(ctx, cmd("goto", step=1), cmd("next"), cmd("answer", choice=0), cmd("next"))
+    assert alerts(ws) == ["⚠ Answer the question first, then the next step appears."]
+    feedback = next(m for m in ws.sent if 'id="feedback"' in m)
+    assert "Not quite." in feedback and "Not yet: more pages." in feedback
+    assert v.step == 2
+
+
+def test_autoplay_steps_when_the_wait_runs_out_and_stops_at_a_question(ctx: Flask):
+    ws, v, pacer = run(ctx, cmd("speed", speed=2), cmd("play"), None, None, None)
+    assert v.step == 1 and not pacer.playing
+    assert ws.timeouts[:3] == [None, None, 0.5]
+    assert 'aria-pressed="false"' in ws.sent[-1]
+
+
+def test_reset_goes_back_to_the_start_and_forgets_the_answers(ctx: Flask):
+    ws, v, _ = run(
+        ctx, cmd("goto", step=1), cmd("answer", choice=1), cmd("reset"), cmd("next"), cmd("next")
+    )
+    assert v.step == 1 and v.answered == {}
+    assert alerts(ws) == ["⚠ Answer the question first, then the next step appears."]
+
+
+def test_switching_language_version_and_transport_rerenders_everything(ctx: Flask):
+    ws, v, _ = run(
+        ctx,
+        cmd("language", lang="zh"),
+        cmd("transport", transport="http"),
+        cmd("version", version="2026-07-28"),
+        cmd("view", view="output"),
+        cmd("language", lang="xx"),
+    )
+    assert (v.lang, v.transport, v.version, v.view) == ("zh", "http", "2026-07-28", "output")
+    joined = "".join(ws.sent)
+    assert "客户端请求第一页。" in joined and "第 1 步，共" in joined
+    assert "POST /mcp HTTP/1.1" in ws.sent[-5]
+    assert 'data-view="output"' in ws.sent[-2]
+    assert alerts(ws)[-1].startswith("⚠ ") and "xx" in alerts(ws)[-1]
+
+
+def test_a_step_is_rendered_once_and_the_same_bytes_serve_every_viewer(ctx: Flask):
+    lab = ctx.extensions["lab"]
+    first = open_viewer(lab.scenario("pagination"), {"step": "3"}, "ru")
+    second = open_viewer(lab.scenario("pagination"), {"step": "3", "view": "output"}, "ru")
+    assert step_html(lab, first) is step_html(lab, second)
+
+
+def test_the_route_hands_the_socket_to_converse_with_the_query_state(app: Flask, monkeypatch):
+    seen = {}
+    monkeypatch.setattr(
+        "app.web.socket.converse", lambda ws, lab, v, pacer, limit: seen.update(v=v, limit=limit)
+    )
+    from app.web.socket import scenario_socket
+
+    with app.test_request_context("/ws/scenario/pagination?step=2&lang=ru&transport=http"):
+        scenario_socket(FakeSocket(), "pagination")
+    assert (seen["v"].step, seen["v"].lang, seen["v"].transport) == (2, "ru", "http")
+    assert seen["limit"] == 4096
