@@ -324,10 +324,9 @@ async def test_sdk_client_modern_era_over_stdio(errlog: TextIO) -> None:
 # --------------------------------------------------------------------------- 3: list_changed
 
 
-async def lab_server_pump(
-    server: MCPServer, read: Any, write: Any, wire: Wire
-) -> None:  # pragma: no cover - ends by cancellation or end of stream
-    """The lab's MCPServer behind the server half of a memory pair."""
+async def lab_server_pump(server: MCPServer, read: Any, write: Any, wire: Wire) -> None:
+    """The lab's MCPServer behind the server half of a memory pair: each SDK message becomes a
+    dict for MCPServer.receive, and each reply goes back as an SDK message."""
     async for item in read:
         if isinstance(item, Exception):
             raise item
