@@ -207,3 +207,12 @@ def test_pages_are_deterministic():
     a = initialized(MCPServer(ServerConfig("s", tools=tools(*"abcde"), page_size=2)))
     b = initialized(MCPServer(ServerConfig("s", tools=tools(*"abcde"), page_size=2)))
     assert list_page(a) == list_page(b)
+
+
+def test_a_legacy_session_stays_legacy_when_a_modern_request_arrives():
+    server = initialized(MCPServer(ServerConfig("s", tools=tools("a"))))
+    [reply] = server.receive(
+        {"jsonrpc": "2.0", "id": 9, "method": "server/discover", "params": {"_meta": META}}
+    )
+    assert reply["error"]["code"] == -32601
+    assert server.phase is ServerPhase.OPERATING

@@ -147,13 +147,15 @@ class MCPServer:
         method = message["method"]
         params = message.get("params") or {}
         meta = params.get("_meta") or {}
-        if (
-            versions.META_VERSION in meta
-            or (
-                kind is jsonrpc.Kind.REQUEST
-                and method in ("server/discover", "subscriptions/listen")
-            )
-        ) and Era.MODERN.value in self._eras():
+        looks_modern = versions.META_VERSION in meta or (
+            kind is jsonrpc.Kind.REQUEST and method in ("server/discover", "subscriptions/listen")
+        )
+        # The first request decides the era of a connection; a legacy session stays legacy.
+        in_legacy_session = self.phase not in (
+            ServerPhase.AWAITING_INITIALIZE,
+            ServerPhase.STATELESS,
+        )
+        if looks_modern and Era.MODERN.value in self._eras() and not in_legacy_session:
             return self._receive_modern(message, kind)
         if kind is jsonrpc.Kind.NOTIFICATION:
             return self._receive_legacy_notification(method, params)
