@@ -448,11 +448,16 @@ class Runner:
         )
 
     def _do_deliver(self, count: int, action: dict[str, Any]) -> None:
-        for _ in range(min(count, len(self.queue))):
+        # A delivery may put a reply in flight; it counts towards n like any other message.
+        for _ in range(count):
+            if not self.queue:
+                break
             self.deliver()
 
     def _do_deliver_last(self, count: int, action: dict[str, Any]) -> None:
-        for _ in range(min(count, len(self.queue))):
+        for _ in range(count):
+            if not self.queue:
+                break
             self.deliver(len(self.queue) - 1)
 
     def _do_settle(self, _: Any, action: dict[str, Any]) -> None:
@@ -473,7 +478,11 @@ class Runner:
     def _prepare(self, model_name: str, action: dict[str, Any]) -> PreparedCall | None:
         snaps = self._tool_snapshots()
         row = self.host.resolve(model_name, snaps)
-        if row is None:
+        given = {t["name"] for t in self.host.last_model_tools}
+        # The model can only name what its last request gave it (once it has had one); a denied
+        # name goes on to the access check, which refuses it with its own reason.
+        ungiven = bool(self.host.model_requests) and model_name not in given
+        if row is None or (ungiven and row["allowed"]):
             self.console.append(f"host: the model named {model_name}, which it was never given")
             self._emit(
                 "internal",
