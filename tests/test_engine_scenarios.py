@@ -125,3 +125,36 @@ def test_hostile_tool_text_travels_through_the_engine_as_data(tmp_path: Path):
         assert [t["name"] for t in cached] == [t["name"] for t in data["servers"][0]["tools"]]
         model = [t["name"] for t in trace[-1]["state"]["model"]["tools"]]
         assert all(len(n) <= 64 for n in model) and len(set(model)) == 3
+
+
+def test_matcher_paths_reach_keys_that_contain_dots():
+    from app.engine.matcher import matches
+
+    trace = run_trace(LIBRARY.scenarios["pagination"], "2026-07-28", "stdio")
+    ack = next(s for s in trace if s["method"] == "notifications/subscriptions/acknowledged")
+    key = "message.params._meta[io.modelcontextprotocol/subscriptionId]"
+    assert matches(
+        ack, {key: ack["message"]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"]}
+    )
+    assert not matches(ack, {key: "nope"})
+
+
+def test_the_model_cannot_call_a_tool_it_was_never_given():
+    stale = LIBRARY.scenarios["pagination"]
+
+    def call_unseen(data):
+        data["script"] = [
+            {"connect": "files"},
+            {"list_tools": "files"},
+            {"model_request": "first"},
+            {
+                "server_change": "files",
+                "add": [{"name": "fresh", "inputSchema": {"type": "object"}}],
+            },
+            {"call_tool": "files__fresh", "arguments": {}},
+        ]
+
+    trace = run_trace(_edited(stale, call_unseen), "2025-11-25", "stdio")
+    assert "files/fresh" in [r["qualified"] for r in trace[-1]["state"]["host"]["tools"]]
+    assert not any(s["method"] == "tools/call" for s in trace)
+    assert any("never given" in line for line in trace[-1]["state"]["console"])

@@ -2,22 +2,30 @@
 misconceptions in scenario files.
 
 A matcher is a mapping of dotted paths into the step (`message.params.cursor`,
-`state.clients.files.cache.generation`) to an expected value, or to an operator object:
+`state.clients.files.cache.generation`; a key with dots in brackets: `_meta[io.x/y]`) to an
+expected value, or to an operator object:
 `{$present: bool}`, `{$in: [...]}`, `{$contains: x}` (a list holds x, or a string contains it),
 `{$len: n}`, `{$not: value}`. Plain values compare with ==.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 _MISSING = object()
 
 
+_PART = re.compile(r"\[([^\]]+)\]|([^.\[\]]+)")
+
+
 def lookup(step: Any, path: str) -> Any:
-    """Follow a dotted path; list indices are numbers; a missing link gives _MISSING."""
+    """Follow a dotted path; list indices are numbers; a key with dots in it goes in brackets
+    (`message.params._meta[io.modelcontextprotocol/subscriptionId]`); a missing link gives
+    _MISSING."""
     value = step
-    for part in path.split("."):
+    for match in _PART.finditer(path):
+        part = match.group(1) or match.group(2)
         if isinstance(value, dict) and part in value:
             value = value[part]
         elif (

@@ -157,7 +157,11 @@ class HttpLink:
         ]
         modern = versions.era_of(self.version) is versions.Era.MODERN
         if modern:
-            headers.append(("MCP-Protocol-Version", self.version))
+            # Headers mirror the body: the version the request itself names in _meta.
+            meta = (message.get("params") or {}).get("_meta") or {}
+            headers.append(
+                ("MCP-Protocol-Version", str(meta.get(versions.META_VERSION, self.version)))
+            )
             headers.append(("Mcp-Method", str(method)))
             name = (message.get("params") or {}).get("name")
             if method in ("tools/call", "prompts/get") and isinstance(name, str):

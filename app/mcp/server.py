@@ -243,7 +243,10 @@ class MCPServer:
                     request_id,
                     jsonrpc.UNSUPPORTED_PROTOCOL_VERSION,
                     "Unsupported protocol version",
-                    {"supported": list(self.config.supported_versions), "requested": requested},
+                    {
+                        "supported": sorted(self.config.supported_versions, reverse=True),
+                        "requested": requested,
+                    },
                 )
             ]
         self.phase = ServerPhase.STATELESS
