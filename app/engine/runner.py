@@ -490,6 +490,7 @@ class Runner:
                 "host",
                 phrase="host.unknown-model-name",
                 params={"tool": model_name},
+                events=[Event("call-refused", {"tool": model_name, "reason": "never-given"})],
             )
             return None
         prepared = self.host.prepare_call(model_name, action.get("arguments", {}), snaps)
@@ -507,6 +508,12 @@ class Runner:
                 "model",
                 phrase=f"host.refused-{reason}",
                 params={"tool": prepared.model_name, "detail": problem},
+                events=[
+                    Event(
+                        "call-refused",
+                        {"tool": prepared.model_name, "reason": reason, "detail": problem},
+                    )
+                ],
             )
             return
         out = self.clients[prepared.server_id].call_tool(prepared.tool, prepared.arguments)
@@ -525,6 +532,7 @@ class Runner:
             "host",
             phrase="host.prepared",
             params={"tool": model_name, "hash": prepared.schema_hash},
+            events=[Event("call-prepared", {"tool": model_name, "hash": prepared.schema_hash})],
         )
 
     def _do_run_call(self, label: str, action: dict[str, Any]) -> None:
