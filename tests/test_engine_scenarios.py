@@ -158,3 +158,14 @@ def test_the_model_cannot_call_a_tool_it_was_never_given():
     assert "files/fresh" in [r["qualified"] for r in trace[-1]["state"]["host"]["tools"]]
     assert not any(s["method"] == "tools/call" for s in trace)
     assert any("never given" in line for line in trace[-1]["state"]["console"])
+
+
+def test_a_list_changed_from_a_server_that_never_declared_it_is_reported():
+    scenario = LIBRARY.scenarios["list-changed-add"]
+    trace = run_trace(scenario, "2025-11-25", "stdio")
+    note = next(s for s in trace if s["method"] == "notifications/tools/list_changed")
+    sid = note["from"].split(":")[1]
+    forged = copy.deepcopy(note)
+    forged["state"]["clients"][sid]["serverCapabilities"] = {"tools": {}}
+    problems = check_trace(scenario, [*trace[: note["index"]], forged, *trace[note["index"] + 1 :]])
+    assert any("never declared tools.listChanged" in message for _, message in problems)

@@ -216,3 +216,29 @@ def test_a_legacy_session_stays_legacy_when_a_modern_request_arrives():
     )
     assert reply["error"]["code"] == -32601
     assert server.phase is ServerPhase.OPERATING
+
+
+def test_structured_content_conforms_to_the_tools_output_schema():
+    import jsonschema
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "celsius": {"type": "number"},
+            "alerts": {"type": "array", "items": {"type": "string"}},
+            "level": {"enum": ["low", "high"]},
+        },
+        "required": ["city", "celsius"],
+    }
+    tool = {"name": "get_weather", "inputSchema": {"type": "object"}, "outputSchema": schema}
+    server = initialized(MCPServer(ServerConfig("s", tools=(tool,))), "2025-06-18")
+    [reply] = server.receive(
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "get_weather"}}
+    )
+    jsonschema.validate(reply["result"]["structuredContent"], schema)
+    old = initialized(MCPServer(ServerConfig("s", tools=(tool,))), "2025-03-26")
+    [legacy] = old.receive(
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "get_weather"}}
+    )
+    assert "structuredContent" not in legacy["result"]

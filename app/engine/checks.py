@@ -105,6 +105,17 @@ def check_trace(scenario: Scenario, trace: list[dict[str, Any]]) -> list[tuple[l
         if first_match(trace, mc["refutedBy"]) is None:
             problems.append((["misconceptions", n, "refutedBy"], f"no step matches {where}"))
     for step in trace:
+        if step["method"] == "notifications/tools/list_changed" and step["kind"] == "notification":
+            sid = str(step["from"]).split(":", 1)[1]
+            declared = step["state"]["clients"][sid]["serverCapabilities"].get("tools") or {}
+            if not declared.get("listChanged"):
+                problems.append(
+                    (
+                        ["script"],
+                        f"step {step['index']}: list_changed from {sid}, "
+                        f"which never declared tools.listChanged {where}",
+                    )
+                )
         missing = [lang for lang in LANGUAGES if not step["narration"].get(lang, "").strip()]
         if missing:
             problems.append(

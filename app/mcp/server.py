@@ -83,6 +83,26 @@ def _decode_cursor(cursor: str) -> tuple[int, int] | None:
     return (revision, offset) if offset > 0 else None
 
 
+def demo_value(schema: dict[str, Any], seed: int) -> Any:
+    """A deterministic value that fits a simple JSON Schema (type, properties, enum, items)."""
+    if "const" in schema:
+        return schema["const"]
+    if schema.get("enum"):
+        return schema["enum"][seed % len(schema["enum"])]
+    kind = schema.get("type", "object")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind == "object":
+        props = schema.get("properties") or {}
+        return {k: demo_value(v if isinstance(v, dict) else {}, seed) for k, v in props.items()}
+    if kind == "array":
+        items = schema.get("items")
+        return [demo_value(items, seed)] if isinstance(items, dict) else []
+    return {"string": f"demo-{seed}", "integer": seed, "number": seed + 0.5, "boolean": True}.get(
+        str(kind)
+    )
+
+
 def shape_tool(tool: dict[str, Any], version: str) -> dict[str, Any]:
     """The tool as this version may carry it: fields the version lacks are left out."""
     allowed = versions.tool_fields(version)
@@ -364,7 +384,10 @@ class MCPServer:
             "isError": False,
         }
         if versions.has_structured_content(version) and "outputSchema" in tool:
-            payload["structuredContent"] = {"ok": True, "call": self.calls}
+            # A server that declares an outputSchema must return content that conforms to it.
+            structured = demo_value(tool["outputSchema"], self.calls)
+            payload["structuredContent"] = structured
+            payload["content"] = [{"type": "text", "text": json.dumps(structured)}]
         return jsonrpc.result(request_id, payload)
 
     def snapshot(self) -> dict[str, Any]:
