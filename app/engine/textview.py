@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 import unicodedata
 from typing import Any
@@ -22,16 +23,26 @@ def _width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
+_TOKEN = re.compile(
+    r"[\u2e80-\u9fff\uac00-\ud7af\uff00-\uffef\u3000-\u303f]|[^\s\u2e80-\u9fff\uac00-\ud7af\uff00-\uffef\u3000-\u303f]+|\s+"
+)
+
+
 def _wrap(text: str, indent: str, width: int = 96) -> list[str]:
-    if any(unicodedata.east_asian_width(ch) in "WF" for ch in text):
-        lines, current = [], ""
-        for ch in text:  # CJK text wraps between any two characters
-            if _width(current + ch) > width - len(indent):
-                lines.append(indent + current)
-                current = ""
-            current += ch
-        return [*lines, indent + current] if current else lines
-    return textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=indent) or [indent]
+    """Wrap by display width: CJK text may break between any two characters, but a Latin word,
+    a method name or a number inside it stays whole."""
+    if not any(unicodedata.east_asian_width(ch) in "WF" for ch in text):
+        return textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=indent) or [
+            indent
+        ]
+    lines, current = [], ""
+    for token in _TOKEN.findall(text):
+        if _width(current + token) > width - len(indent) and current.strip():
+            lines.append(indent + current.rstrip())
+            current = "" if token.isspace() else token
+        else:
+            current += token
+    return [*lines, indent + current.rstrip()] if current.strip() else lines or [indent]
 
 
 def label(step: dict[str, Any]) -> str:
