@@ -34,7 +34,9 @@ WIDE = {"width": 1400, "height": 900}
 NARROW = {"width": 900, "height": 900}
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: Playwright's sync API keeps an asyncio loop running in this thread
+# while it is open, which would break later test modules that run their own event loop.
+@pytest.fixture(scope="module")
 def playwright() -> Iterator[Playwright]:
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian's chromium is not installed (make browser installs it)")
@@ -42,7 +44,7 @@ def playwright() -> Iterator[Playwright]:
         yield p
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
     yield browser

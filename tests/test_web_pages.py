@@ -124,3 +124,12 @@ def test_step_views_show_the_message_cache_and_model_tools(client: FlaskClient):
     assert any('class="row added"' in p for p in pages)
     final = text(pages[-1].split('id="panel-output"')[1])
     assert '"tools": [' in final and '"name":' in final
+
+
+def test_every_step_of_every_shipped_scenario_renders(client: FlaskClient, app):
+    lab = app.extensions["lab"]
+    for sid in lab.library.scenarios:
+        last = int(status(client.get(f"/scenario/{sid}?step=9999").get_data(as_text=True))["last"])
+        for i in range(last + 1):
+            response = client.get(f"/scenario/{sid}/step?step={i}")
+            assert response.status_code == 200, (sid, i)
