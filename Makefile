@@ -30,7 +30,7 @@ browser:
 	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk; fi; }
 
 translations: $(BIN)/mcp-lab
-	$(BIN)/pybabel compile -q -d app/translations -f || true
+	$(BIN)/pybabel compile -d app/translations -f
 
 run: $(BIN)/mcp-lab assets translations
 	$(BIN)/mcp-lab serve --host 127.0.0.1 --port 5000

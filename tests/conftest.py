@@ -1,4 +1,4 @@
-"""Shared fixtures: the app, its test client, gettext catalogs, and a live server.
+"""Shared fixtures: the app with its engine, its test client, and a live server.
 
 `lab_engine` decides what the app runs: the real engine (app.engine) once it can be imported,
 else the stand-in in tests/fakelab.py; a test module can override the fixture to pin either.
@@ -12,36 +12,14 @@ import importlib
 import socket
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
 from flask import Flask
 from flask.testing import FlaskClient
 from werkzeug.serving import make_server
 
 from app import create_app
 from tests import fakelab
-
-TRANSLATIONS = Path(__file__).resolve().parent.parent / "app" / "translations"
-
-
-def compile_catalogs() -> None:
-    """Compile each .po into the .mo Flask-Babel reads, when it is missing or older."""
-    for po in TRANSLATIONS.glob("*/LC_MESSAGES/messages.po"):
-        mo = po.with_suffix(".mo")
-        if mo.exists() and mo.stat().st_mtime >= po.stat().st_mtime:
-            continue
-        with po.open("rb") as f:
-            catalog = read_po(f)
-        with mo.open("wb") as f:
-            write_mo(f, catalog)
-
-
-@pytest.fixture(scope="session", autouse=True)
-def catalogs() -> None:
-    compile_catalogs()
 
 
 def default_engine() -> object | None:

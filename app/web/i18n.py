@@ -9,8 +9,11 @@ text come from the scenarios' own {"en", "zh", "ru"} dicts, picked with `pick`.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
 from flask import Flask, Response, request
 
 LANGUAGES = ("en", "zh", "ru")
@@ -48,7 +51,28 @@ def remember(response: Response) -> Response:
     return response
 
 
+def compile_catalogs(directory: Path) -> None:
+    """Compile each messages.po to the .mo Flask-Babel reads, when missing or older.
+
+    `make run` does this too; doing it here means `mcp-lab serve` on a fresh clone (and the
+    tests) never falls back to English for want of a compiled catalog. A read-only install
+    simply keeps the catalogs it shipped with.
+    """
+    for po in directory.glob("*/LC_MESSAGES/messages.po"):
+        mo = po.with_suffix(".mo")
+        try:
+            if mo.exists() and mo.stat().st_mtime >= po.stat().st_mtime:
+                continue
+            with po.open("rb") as source:
+                catalog = read_po(source)
+            with mo.open("wb") as target:
+                write_mo(target, catalog)
+        except OSError:
+            continue
+
+
 def init_app(app: Flask) -> None:
+    compile_catalogs(Path(app.root_path) / "translations")
     app.after_request(remember)
     app.jinja_env.globals.update(LANGUAGES=LANGUAGES, NATIVE=NATIVE)
     app.jinja_env.filters["pick"] = pick

@@ -33,10 +33,7 @@ class Lab:
         engine = self.config.get("LAB_ENGINE")
         if engine is not None:
             return engine
-        try:
-            library = importlib.import_module("app.engine.library")
-        except ImportError:  # the loader's first home, before app.engine.library existed
-            library = importlib.import_module("app.engine.scenario")
+        library = importlib.import_module("app.engine.library")
         runner = importlib.import_module("app.engine.runner")
         return SimpleNamespace(load_library=library.load_library, run_trace=runner.run_trace)
 
