@@ -283,3 +283,16 @@ def test_everything_is_reachable_by_tab_with_a_visible_focus_ring(open_page):
         "theme-toggle",
         "choice-0",
     } <= names
+
+
+def test_space_plays_at_the_server_pace_and_pauses_again(open_page):
+    page = open_page("/scenario/pagination?step=0")
+    connected(page)
+    page.keyboard.press("Space")
+    expect(page.locator("#btn-play")).to_have_attribute("aria-pressed", "true")
+    at_step(page, 2)  # the live server paces autoplay at 400 ms a step
+    page.keyboard.press("Space")
+    expect(page.locator("#btn-play")).to_have_attribute("aria-pressed", "false")
+    paused_at = page.locator("#status").get_attribute("data-step")
+    page.wait_for_timeout(900)
+    at_step(page, int(paused_at))

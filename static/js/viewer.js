@@ -13,10 +13,13 @@
   var leaving = false;
 
   function $(id) { return document.getElementById(id); }
-  function say(key) {
+  var quiet = null;
+  function say(key, fleeting) {
     var head = $("masthead");
     var conn = $("conn");
     if (conn && head) conn.textContent = key ? head.dataset[key] || "" : "";
+    clearTimeout(quiet);
+    if (fleeting) quiet = setTimeout(function () { say(""); }, 4000);
   }
 
   /* The socket opens with the page's current query: after a drop it comes back to this step. */
@@ -85,7 +88,7 @@
   body.addEventListener("htmx:wsOpen", function () {
     retries = 0;
     body.dataset.ws = "open";
-    say(body.dataset.everOpen ? "msgOnline" : "");
+    say(body.dataset.everOpen ? "msgOnline" : "", true);
     body.dataset.everOpen = "1";
   });
   body.addEventListener("htmx:wsClose", function (event) {
@@ -136,7 +139,10 @@
   document.addEventListener("click", function (event) {
     if (event.target.closest("#btn-keys")) $("shortcuts").showModal();
     if (event.target.closest("#btn-copy")) {
-      copy(location.href).then(function () { say("msgCopied"); }, function () { say("msgCopyFailed"); });
+      copy(location.href).then(
+        function () { say("msgCopied", true); },
+        function () { say("msgCopyFailed", true); }
+      );
     }
   });
 })();
