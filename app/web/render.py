@@ -54,7 +54,8 @@ class Viewer:
 def open_viewer(scenario: Any, args: Any, lang: str) -> Viewer:
     """A viewer from a URL query, with every unknown or missing value replaced by a default."""
     versions, transports = list(scenario.versions), list(scenario.transports)
-    version = args.get("version") if args.get("version") in versions else versions[0]
+    default = getattr(scenario, "default_version", versions[-1])  # the newest, unless the file says
+    version = args.get("version") if args.get("version") in versions else default
     transport = args.get("transport") if args.get("transport") in transports else transports[0]
     view = args.get("view") if args.get("view") in VIEWS else "overview"
     try:
