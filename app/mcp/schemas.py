@@ -377,10 +377,8 @@ def check_message(
     if kind is None:
         return problems
     _check_jsonrpc(message, kind, problems)
-    if kind == "request":
-        _check_request(schema, message, sender, problems)
-    elif kind == "notification":
-        _check_notification(schema, message, sender, problems)
+    if kind in ("request", "notification"):
+        _check_method_message(schema, message, sender, kind, problems)
     elif kind == "result":
         _check_result(schema, message, sender, request_method, problems)
     else:
@@ -466,37 +464,25 @@ def _check_params(
     _walk(schema, node, params, "params", problems)
 
 
-def _check_request(
-    schema: _Schema, message: dict[str, Any], sender: str, problems: list[str]
+def _check_method_message(
+    schema: _Schema, message: dict[str, Any], sender: str, kind: str, problems: list[str]
 ) -> None:
-    problems.extend(_schema_problems(schema, "JSONRPCRequest", message, ""))
+    """A request or a notification: its envelope, then the definition its method names."""
+    envelope = "JSONRPCRequest" if kind == "request" else "JSONRPCNotification"
+    problems.extend(_schema_problems(schema, envelope, message, ""))
     method = message.get("method")
     if not isinstance(method, str):
         return
-    definition = schema.requests[sender].get(method)
+    table = schema.requests if kind == "request" else schema.notifications
+    definition = table[sender].get(method)
     if definition is None:
-        problems.append(_unknown_method(schema, method, sender, "request"))
+        problems.append(_unknown_method(schema, method, sender, kind))
         return
     problems.extend(_schema_problems(schema, definition, message, ""))
-    _check_params(schema, definition, "JSONRPCRequest", message, problems)
+    _check_params(schema, definition, envelope, message, problems)
     params = message.get("params")
     if method == "tools/call" and isinstance(params, dict) and isinstance(params.get("name"), str):
         problems.extend(f"params.name: {problem}" for problem in tool_name_problems(params["name"]))
-
-
-def _check_notification(
-    schema: _Schema, message: dict[str, Any], sender: str, problems: list[str]
-) -> None:
-    problems.extend(_schema_problems(schema, "JSONRPCNotification", message, ""))
-    method = message.get("method")
-    if not isinstance(method, str):
-        return
-    definition = schema.notifications[sender].get(method)
-    if definition is None:
-        problems.append(_unknown_method(schema, method, sender, "notification"))
-        return
-    problems.extend(_schema_problems(schema, definition, message, ""))
-    _check_params(schema, definition, "JSONRPCNotification", message, problems)
 
 
 def _result_definitions(schema: _Schema, request_definition: str) -> tuple[str, list[str]]:

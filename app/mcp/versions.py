@@ -43,38 +43,18 @@ def at_least(version: str, other: str) -> bool:
     return VERSIONS.index(version) >= VERSIONS.index(other)
 
 
+# Each version's Tool keys, built as the changelog tells it: what a version added or removed.
+_TOOL_2024 = frozenset({"name", "description", "inputSchema"})
+_TOOL_2025_03 = _TOOL_2024 | {"annotations"}
+_TOOL_2025_06 = _TOOL_2025_03 | {"title", "outputSchema", "_meta"}
+_TOOL_2025_11 = _TOOL_2025_06 | {"icons", "execution"}
 _TOOL_FIELDS: dict[str, frozenset[str]] = {
-    "2024-11-05": frozenset({"name", "description", "inputSchema"}),
-    "2025-03-26": frozenset({"name", "description", "inputSchema", "annotations"}),
-    "2025-06-18": frozenset(
-        {"name", "title", "description", "inputSchema", "outputSchema", "annotations", "_meta"}
-    ),
-    "2025-11-25": frozenset(
-        {
-            "name",
-            "title",
-            "description",
-            "inputSchema",
-            "outputSchema",
-            "annotations",
-            "_meta",
-            "icons",
-            "execution",
-        }
-    ),
+    "2024-11-05": _TOOL_2024,
+    "2025-03-26": _TOOL_2025_03,
+    "2025-06-18": _TOOL_2025_06,
+    "2025-11-25": _TOOL_2025_11,
     # 2026-07-28 moved execution (tasks) out of the core into an extension.
-    "2026-07-28": frozenset(
-        {
-            "name",
-            "title",
-            "description",
-            "inputSchema",
-            "outputSchema",
-            "annotations",
-            "_meta",
-            "icons",
-        }
-    ),
+    "2026-07-28": _TOOL_2025_11 - {"execution"},
 }
 
 _IMPLEMENTATION_FIELDS: dict[str, frozenset[str]] = {
