@@ -106,7 +106,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
             json.dumps(step, ensure_ascii=False, separators=(",", ":")) + "\n" for step in trace
         )
     else:
-        _print_lines(render_text(trace, args.lang, scenario.title[args.lang]))
+        _print_lines(render_text(trace, args.lang, scenario))
     return 0
 
 

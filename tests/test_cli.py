@@ -112,3 +112,12 @@ def test_trace_refuses_an_unknown_scenario_and_a_version_it_does_not_run_under(t
         capsys, "trace", str(tmp_path / "pagination.yaml"), "--protocol-version", "2024-11-05"
     )
     assert code == 2 and out == "" and "runs under 2026-07-28" in err
+
+
+def test_trace_text_opens_with_the_goals_and_closes_with_the_myths_it_refutes(capsys):
+    code, out, _ = run(capsys, "trace", "pagination", "--lang", "ru")
+    assert code == 0
+    assert "Чему вы научитесь:" in out.split("[  0]")[0]
+    tail = out.split("Заблуждения, которые опровергает урок:")[1]
+    assert "Миф: Один вызов tools/list возвращает все инструменты." in tail
+    assert "(см. шаг " in tail

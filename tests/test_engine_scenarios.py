@@ -169,3 +169,20 @@ def test_a_list_changed_from_a_server_that_never_declared_it_is_reported():
     forged["state"]["clients"][sid]["serverCapabilities"] = {"tools": {}}
     problems = check_trace(scenario, [*trace[: note["index"]], forged, *trace[note["index"] + 1 :]])
     assert any("never declared tools.listChanged" in message for _, message in problems)
+
+
+def test_narration_on_an_action_that_shows_no_step_is_reported():
+    pagination = LIBRARY.scenarios["pagination"]
+
+    def silent(data):
+        data["script"].insert(2, {"list_tools": "files", "wait": True, "say": data["title"]})
+        data["script"].insert(2, {"advance_clock": 5, "transports": ["http"], "say": data["title"]})
+
+    edited = _edited(pagination, silent)
+    stdio = check_trace(edited, run_trace(edited, "2025-11-25", "stdio"))
+    http = check_trace(edited, run_trace(edited, "2025-11-25", "http"))
+    assert (["script", 3, "say"], "its action shows no step under 2025-11-25 over stdio") in stdio
+    assert not any(path == ["script", 2, "say"] for path, _ in stdio)  # skipped: http only
+    clock = [s for s in run_trace(edited, "2025-11-25", "http") if s["kind"] == "clock"]
+    assert len(clock) == 1 and clock[0]["action"] == 2
+    assert not any(path[:2] == ["script", 2] for path, _ in http)

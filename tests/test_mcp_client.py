@@ -187,3 +187,16 @@ def test_hostile_tool_text_passes_through_as_data():
     pair.send(pair.client.list_tools())
     pair.settle()
     assert pair.client.cache.tools == hostile
+
+
+def test_a_rejected_stale_cursor_makes_the_client_restart_from_page_one_once():
+    pair = listed("2025-11-25", stale_cursors="reject", list_changed=True)
+    pair.send(pair.client.refresh(reason="test"))
+    pair.step()  # page 1 request
+    pair.step()  # page 1 answer; the page 2 request is in flight
+    pair.server.add_tool(tools("h")[0])  # the catalog moves on: that cursor is now stale
+    pair.settle()
+    assert "list-error" in pair.kinds()
+    restart = [e for e in pair.events if e.kind == "gather-start"][-1]
+    assert restart.detail["reason"] == "cursor rejected"
+    assert [t["name"] for t in pair.client.cache.tools] == [*"abcdefg", "h"]

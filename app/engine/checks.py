@@ -58,13 +58,19 @@ def check_trace(scenario: Scenario, trace: list[dict[str, Any]]) -> list[tuple[l
     era = trace[-1]["era"]
     script = scenario.data["script"]
     asked = {s["checkpoint"]["action"]: s["index"] for s in trace if s["checkpoint"]}
+    produced = {s["action"] for s in trace}
     for i, action in enumerate(script):
+        applies = (
+            action.get("era") in (None, era)
+            and version in action.get("versions", [version])
+            and transport in action.get("transports", [transport])
+        )
+        if applies and i not in produced:
+            for key in ("say", "sayLast", "checkpoint"):
+                if key in action:
+                    problems.append((["script", i, key], f"its action shows no step {where}"))
         cp = action.get("checkpoint")
-        if (
-            not cp
-            or action.get("era") not in (None, era)
-            or version not in action.get("versions", [version])
-        ):
+        if not cp or not applies:
             continue
         if i not in asked:
             problems.append((["script", i, "checkpoint", "at"], f"never matches a step {where}"))

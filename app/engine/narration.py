@@ -24,6 +24,7 @@ _BOOL = {"en": ("true", "false"), "zh": ("true", "false"), "ru": ("true", "false
 # Events that add a sentence after the step's own phrase, and the phrase they use.
 _FOLLOW_UPS = {
     "published": "ev.published",
+    "cache-expired": "ev.cache-expired",
     "repeated-cursor": "ev.repeated-cursor",
     "page-cap": "ev.page-cap",
     "call-retry": "ev.call-retry",

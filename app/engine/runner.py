@@ -51,6 +51,7 @@ def server_config(spec: dict[str, Any]) -> ServerConfig:
         ttl_ms=spec.get("ttlMs", 300_000),
         cache_scope=spec.get("cacheScope", "public"),
         failing_tools=frozenset(spec.get("failingTools", ())),
+        stale_cursors=spec.get("staleCursors", "continue"),
     )
 
 
@@ -117,6 +118,7 @@ class Runner:
         self._action: dict[str, Any] = {}
         self._action_start = 0
         self._action_index = -1
+        self._carried: dict[str, list[Event]] = {}
         self._checkpoint_pending: dict[str, Any] | None = None
 
     # ----------------------------------------------------------------- snapshots
@@ -177,6 +179,7 @@ class Runner:
             "changes": _changes(self.trace[-1]["state"], state) if self.trace else {},
             "narration": narration.render(phrase, params or {}, events or []),
             "checkpoint": None,
+            "action": self._action_index,  # the script action that produced the step (-1: none)
         }
         is_first = len(self.trace) == self._action_start
         if is_first and "say" in self._action:
@@ -196,7 +199,10 @@ class Runner:
         return f"client:{sid}" if client else f"server:{sid}"
 
     # ----------------------------------------------------------------- delivery
-    def _send_from_client(self, sid: str, out: Output) -> None:
+    def _send_from_client(self, sid: str, out: Output, *, host_started: bool = False) -> None:
+        if host_started:
+            # Nothing is on the wire yet: the client's first message will carry these events.
+            self._carried.setdefault(sid, []).extend(out.events)
         for message in out.messages:
             if "method" in message and "id" in message:
                 self.asked[(sid, message["id"])] = message["method"]
@@ -240,6 +246,7 @@ class Runner:
                 message=message,
                 frame=frame,
                 method=method,
+                events=self._carried.pop(sid, []),
                 phrase=phrase,
                 params=params,
                 era=era,
@@ -316,6 +323,8 @@ class Runner:
                     continue
                 if "versions" in action and self.version not in action["versions"]:
                     continue
+                if "transports" in action and self.transport not in action["transports"]:
+                    continue
                 self._action = action
                 self._action_index = index
                 self._action_start = len(self.trace)
@@ -338,6 +347,7 @@ class Runner:
     def _terminal(self, phrase: str, params: dict[str, Any]) -> None:
         self._action = {}
         self._action_start = -1
+        self._action_index = -1
         self._emit("terminal", "host", "host", phrase=phrase, params=params)
 
     def _targets(self, target: str) -> list[str]:
@@ -356,7 +366,7 @@ class Runner:
                     params={"server": sid},
                 )
             out = self.clients[sid].start()
-            self._send_from_client(sid, out)
+            self._send_from_client(sid, out, host_started=True)
             self.settle()
 
     def _do_list_tools(self, target: str, action: dict[str, Any]) -> None:
@@ -379,7 +389,7 @@ class Runner:
                     },
                 )
                 continue
-            self._send_from_client(sid, out)
+            self._send_from_client(sid, out, host_started=True)
             if not action.get("wait"):
                 self.settle()
 
@@ -387,7 +397,7 @@ class Runner:
         for sid in self._targets(target):
             client = self.clients[sid]
             out = client.refresh(reason="host asked", restart=bool(action.get("restart")))
-            self._send_from_client(sid, out)
+            self._send_from_client(sid, out, host_started=True)
             quiet = [e for e in out.events if e.kind in ("refresh-queued", "gather-abandoned")]
             if quiet:
                 self._emit(
@@ -468,7 +478,7 @@ class Runner:
         params = copy.deepcopy(action.get("params"))
         if client.era is versions.Era.MODERN:
             params = params or {}
-        self._send_from_client(sid, client.raw_request(action["method"], params))
+        self._send_from_client(sid, client.raw_request(action["method"], params), host_started=True)
 
     def _do_call_tool(self, model_name: str, action: dict[str, Any]) -> None:
         prepared = self._prepare(model_name, action)
@@ -517,7 +527,7 @@ class Runner:
             )
             return
         out = self.clients[prepared.server_id].call_tool(prepared.tool, prepared.arguments)
-        self._send_from_client(prepared.server_id, out)
+        self._send_from_client(prepared.server_id, out, host_started=True)
 
     def _do_prepare_call(self, model_name: str, action: dict[str, Any]) -> None:
         prepared = self._prepare(model_name, action)

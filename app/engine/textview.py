@@ -8,13 +8,38 @@ import textwrap
 import unicodedata
 from typing import Any
 
+from .matcher import first_match
+from .scenario import Scenario
+
 _LABELS = {
-    "en": {"question": "Checkpoint", "answer": "Answer", "cache": "cache hit: nothing on the wire"},
-    "zh": {"question": "检查点", "answer": "答案", "cache": "缓存命中：线路上没有任何消息"},
+    "en": {
+        "question": "Checkpoint",
+        "answer": "Answer",
+        "cache": "cache hit: nothing on the wire",
+        "goals": "You will learn",
+        "myths": "Misconceptions this lesson refutes",
+        "myth": "Myth",
+        "truth": "In fact",
+        "see": "see step",
+    },
+    "zh": {
+        "question": "检查点",
+        "answer": "答案",
+        "cache": "缓存命中：线路上没有任何消息",
+        "goals": "学习目标",
+        "myths": "本课纠正的常见误区",
+        "myth": "误区",
+        "truth": "事实",
+    },
     "ru": {
         "question": "Контрольный вопрос",
         "answer": "Ответ",
         "cache": "попадание в кэш: в канале тишина",
+        "goals": "Чему вы научитесь",
+        "myths": "Заблуждения, которые опровергает урок",
+        "myth": "Миф",
+        "truth": "На деле",
+        "see": "см. шаг",
     },
 }
 
@@ -23,9 +48,8 @@ def _width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
-_TOKEN = re.compile(
-    r"[\u2e80-\u9fff\uac00-\ud7af\uff00-\uffef\u3000-\u303f]|[^\s\u2e80-\u9fff\uac00-\ud7af\uff00-\uffef\u3000-\u303f]+|\s+"
-)
+_CJK = "\u2e80-\u9fff\uac00-\ud7af\uff00-\uffef\u3000-\u303f"
+_TOKEN = re.compile(rf"[{_CJK}]|[^\s{_CJK}]+|\s+")  # one CJK character, a word, or spaces
 
 
 def _wrap(text: str, indent: str, width: int = 96) -> list[str]:
@@ -61,10 +85,18 @@ def label(step: dict[str, Any]) -> str:
     return str(step["method"])  # notifications
 
 
-def render_text(trace: list[dict[str, Any]], lang: str, title: str) -> str:
+def render_text(trace: list[dict[str, Any]], lang: str, scenario: Scenario) -> str:
+    """The whole lesson: title, summary and goals, the narrated steps, then the myths it refutes."""
     labels = _LABELS[lang]
+    colon = "：" if lang == "zh" else ": "
     first = trace[0]
-    out = [f"{title}", f"{first['protocolVersion']} · {first['era']} · {first['transport']}", ""]
+    out = [
+        scenario.title[lang],
+        f"{first['protocolVersion']} · {first['era']} · {first['transport']}",
+    ]
+    out += ["", *_wrap(scenario.summary[lang], ""), "", labels["goals"] + colon.strip()]
+    out += [line for goal in scenario.goals for line in _wrap(goal[lang], "  - ")]
+    out.append("")
     for step in trace:
         arrow = "··▶" if step["kind"] == "notification" else "──▶"
         head = f"[{step['index']:>3}] {step['from']} {arrow} {step['to']}  {label(step)}"
@@ -78,7 +110,7 @@ def render_text(trace: list[dict[str, Any]], lang: str, title: str) -> str:
         out += _wrap(step["narration"][lang], "      ")
         checkpoint = step["checkpoint"]
         if checkpoint:
-            out.append(f"      ? {labels['question']}: {checkpoint['question'][lang]}")
+            out.append(f"      ? {labels['question']}{colon}{checkpoint['question'][lang]}")
             for n, choice in enumerate(checkpoint["choices"]):
                 out.append(f"        {chr(65 + n)}. {choice['text'][lang]}")
             right = checkpoint["answer"]
@@ -87,4 +119,13 @@ def render_text(trace: list[dict[str, Any]], lang: str, title: str) -> str:
                 f"{checkpoint['choices'][right]['why'][lang]}"
             )
         out.append("")
+    if scenario.misconceptions:
+        out.append(labels["myths"] + colon.strip())
+        for myth in scenario.misconceptions:
+            found = first_match(trace, myth["refutedBy"])
+            out += _wrap(labels["myth"] + colon + myth["claim"][lang], "  × ")
+            see = ""
+            if found is not None:
+                see = f"（见第 {found} 步）" if lang == "zh" else f" ({labels['see']} {found})"
+            out += _wrap(labels["truth"] + colon + myth["truth"][lang] + see, "    ")
     return "\n".join(out)

@@ -66,6 +66,10 @@ class ServerConfig:
     ttl_ms: int = 300_000
     cache_scope: str = "public"
     failing_tools: frozenset[str] = field(default_factory=frozenset)
+    # What a cursor issued before a catalog change means: "continue" serves the same offset of
+    # the new list (pages may then mix old and new), "reject" answers -32602 so the client
+    # restarts from page 1.
+    stale_cursors: str = "continue"
 
 
 def _encode_cursor(revision: int, offset: int) -> str:
@@ -330,8 +334,10 @@ class MCPServer:
             decoded = _decode_cursor(cursor)
             if decoded is None:
                 return None
-            offset = decoded[1]
-            if offset > len(self.tools):
+            revision, offset = decoded
+            if offset > len(self.tools) or (
+                self.config.stale_cursors == "reject" and revision != self.revision
+            ):
                 return None
         size = max(1, self.config.page_size)
         chunk = self.tools[offset : offset + size]
