@@ -105,3 +105,11 @@ def test_a_prepared_call_is_checked_against_the_current_contract():
     assert host.revalidate(call, {"files": []}) == "gone"
     fits = host.prepare_call("files__search", {"query": "budget"}, old)
     assert host.revalidate(fits, new) is None  # a changed schema the arguments still satisfy
+
+
+def test_next_tools_previews_the_next_request_without_counting_one():
+    stale = Host(["files"], HostConfig(rebuild_every_request=False))
+    assert len(stale.next_tools(SNAPSHOTS)) == 3  # nothing frozen yet: built from the snapshot
+    stale.model_request({"files": SNAPSHOTS["files"][:1]})
+    assert len(stale.next_tools(SNAPSHOTS)) == 1  # the stale host will repeat the old list
+    assert stale.model_requests == 1

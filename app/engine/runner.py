@@ -133,7 +133,8 @@ class Runner:
             "clients": {sid: c.snapshot() for sid, c in self.clients.items()},
             "host": self.host.snapshot(snaps),
             "model": {
-                "tools": list(self.host.last_model_tools),
+                "tools": list(self.host.last_model_tools),  # what the last request carried
+                "next": self.host.next_tools(snaps),  # what the next one would carry
                 "requests": self.host.model_requests,
                 "prompt": self.model_prompt,
             },

@@ -111,20 +111,23 @@ class Host:
                 {
                     "name": row["modelName"],
                     "description": str(tool.get("description", "")),
-                    "input_schema": copy.deepcopy(tool.get("inputSchema", {"type": "object"})),
+                    "input_schema": tool.get("inputSchema", {"type": "object"}),  # read-only data
                 }
             )
         return tools
 
+    def next_tools(self, snapshots: Mapping[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+        """What the next model request would carry, without making one."""
+        if not self.rebuild_every_request and self._frozen_tools is not None:
+            return self._frozen_tools
+        return self.model_tools(snapshots)
+
     def model_request(self, snapshots: Mapping[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
         """Build the next model request's tools. The stale variant reuses the first list forever."""
+        tools = self.next_tools(snapshots)
+        if not self.rebuild_every_request and self._frozen_tools is None:
+            self._frozen_tools = tools
         self.model_requests += 1
-        if self.rebuild_every_request or self._frozen_tools is None:
-            tools = self.model_tools(snapshots)
-            if not self.rebuild_every_request:
-                self._frozen_tools = tools
-        else:
-            tools = self._frozen_tools
         self.last_model_tools = copy.deepcopy(tools)
         return tools
 
