@@ -186,3 +186,10 @@ def test_narration_on_an_action_that_shows_no_step_is_reported():
     clock = [s for s in run_trace(edited, "2025-11-25", "http") if s["kind"] == "clock"]
     assert len(clock) == 1 and clock[0]["action"] == 2
     assert not any(path[:2] == ["script", 2] for path, _ in http)
+
+
+def test_every_verb_the_schema_accepts_has_an_action_and_no_more():
+    from app.engine.actions import VERBS
+    from app.engine.scenario import ACTION_VERBS
+
+    assert set(VERBS) == set(ACTION_VERBS)

@@ -24,6 +24,7 @@ from app.mcp.jsonrpc import Message
 from app.mcp.server import MCPServer, ServerConfig
 
 from . import narration
+from .actions import VERBS
 from .matcher import matches
 from .scenario import ACTION_VERBS, Scenario
 
@@ -53,10 +54,6 @@ def server_config(spec: dict[str, Any]) -> ServerConfig:
         failing_tools=frozenset(spec.get("failingTools", ())),
         stale_cursors=spec.get("staleCursors", "continue"),
     )
-
-
-class TraceError(Exception):
-    """The scenario asked for something the world cannot do (a bug in the scenario)."""
 
 
 class Runner:
@@ -122,11 +119,11 @@ class Runner:
         self._checkpoint_pending: dict[str, Any] | None = None
 
     # ----------------------------------------------------------------- snapshots
-    def _tool_snapshots(self) -> dict[str, list[dict[str, Any]]]:
+    def tool_snapshots(self) -> dict[str, list[dict[str, Any]]]:
         return {sid: c.cache.tools for sid, c in self.clients.items()}
 
     def _state(self) -> dict[str, Any]:
-        snaps = self._tool_snapshots()
+        snaps = self.tool_snapshots()
         return {
             "clockMs": self.clock.now_ms(),
             "servers": {sid: s.snapshot() for sid, s in self.servers.items()},
@@ -142,7 +139,7 @@ class Runner:
         }
 
     # ----------------------------------------------------------------- steps
-    def _emit(
+    def emit(
         self,
         kind: str,
         frm: str,
@@ -196,11 +193,11 @@ class Runner:
             self._checkpoint_pending = None
         self.trace.append(step)
 
-    def _actor(self, sid: str, client: bool) -> str:
+    def actor(self, sid: str, client: bool) -> str:
         return f"client:{sid}" if client else f"server:{sid}"
 
     # ----------------------------------------------------------------- delivery
-    def _send_from_client(self, sid: str, out: Output, *, host_started: bool = False) -> None:
+    def send_from_client(self, sid: str, out: Output, *, host_started: bool = False) -> None:
         if host_started:
             # Nothing is on the wire yet: the client's first message will carry these events.
             self._carried.setdefault(sid, []).extend(out.events)
@@ -209,7 +206,7 @@ class Runner:
                 self.asked[(sid, message["id"])] = message["method"]
             self.queue.append(_Envelope(True, sid, message))
 
-    def _send_from_server(self, sid: str, messages: list[Message]) -> None:
+    def send_from_server(self, sid: str, messages: list[Message]) -> None:
         for message in messages:
             stream = ((message.get("params") or {}).get("_meta") or {}).get(
                 versions.META_SUBSCRIPTION_ID
@@ -238,12 +235,12 @@ class Runner:
             frame = self._frame(env, None)
             replies = self.servers[sid].receive(message)
             kind = "request" if "id" in message else "notification"
-            self._send_from_server(sid, replies)
+            self.send_from_server(sid, replies)
             phrase, params = narration.for_client_message(message, client, sid)
-            self._emit(
+            self.emit(
                 kind,
-                self._actor(sid, True),
-                self._actor(sid, False),
+                self.actor(sid, True),
+                self.actor(sid, False),
                 message=message,
                 frame=frame,
                 method=method,
@@ -262,21 +259,21 @@ class Runner:
         frame = self._frame(env, answers)
         in_gather = client.gathering.generation if client.gathering else None
         out = client.receive(message)
-        self._send_from_client(sid, out)
+        self.send_from_client(sid, out)
         kind = (
             "notification"
             if "method" in message
             else ("error" if "error" in message else "response")
         )
         for event in out.events:
-            self._log(sid, event)
+            self.log(sid, event)
         phrase, params = narration.for_server_message(
             message, answers, out.events, client, sid, in_gather
         )
-        self._emit(
+        self.emit(
             kind,
-            self._actor(sid, False),
-            self._actor(sid, True),
+            self.actor(sid, False),
+            self.actor(sid, True),
             message=message,
             frame=frame,
             method=message.get("method") or answers,
@@ -295,10 +292,10 @@ class Runner:
         ).get("listChanged"):
             return
         frame = link.open_legacy_stream()
-        self._emit(
+        self.emit(
             "transport",
-            self._actor(sid, True),
-            self._actor(sid, False),
+            self.actor(sid, True),
+            self.actor(sid, False),
             frame=frame,
             phrase="transport.get-stream",
             params={"server": sid},
@@ -310,7 +307,7 @@ class Runner:
         while self.queue:
             self.deliver()
 
-    def _log(self, sid: str, event: Event) -> None:
+    def log(self, sid: str, event: Event) -> None:
         line = narration.console_line(sid, event)
         if line:
             self.console.append(line)
@@ -331,7 +328,7 @@ class Runner:
                 self._action_start = len(self.trace)
                 self._checkpoint_pending = action.get("checkpoint")
                 verb = next(k for k in action if k in ACTION_VERBS)
-                getattr(self, f"_do_{verb}")(action[verb], action)
+                VERBS[verb](self, action[verb], action)
                 if verb not in ("deliver", "deliver_last") and not action.get("wait"):
                     self.settle()
                 if "sayLast" in action and len(self.trace) > self._action_start:
@@ -349,229 +346,7 @@ class Runner:
         self._action = {}
         self._action_start = -1
         self._action_index = -1
-        self._emit("terminal", "host", "host", phrase=phrase, params=params)
-
-    def _targets(self, target: str) -> list[str]:
-        return list(self.servers) if target == "all" else [target]
-
-    def _do_connect(self, target: str, action: dict[str, Any]) -> None:
-        for sid in self._targets(target):
-            link = self.links.get(sid)
-            if link is not None and link.flavour == "http+sse":
-                self._emit(
-                    "transport",
-                    self._actor(sid, True),
-                    self._actor(sid, False),
-                    frame=link.open_legacy_stream(),
-                    phrase="transport.sse-endpoint",
-                    params={"server": sid},
-                )
-            out = self.clients[sid].start()
-            self._send_from_client(sid, out, host_started=True)
-            self.settle()
-
-    def _do_list_tools(self, target: str, action: dict[str, Any]) -> None:
-        for sid in self._targets(target):
-            client = self.clients[sid]
-            out = client.list_tools(force=bool(action.get("force")), reason="host asked")
-            hit = next((e for e in out.events if e.kind == "cache-hit"), None)
-            if hit is not None:
-                self._log(sid, hit)
-                self._emit(
-                    "cache-hit",
-                    self._actor(sid, True),
-                    "host",
-                    events=out.events,
-                    phrase="cache.hit",
-                    params={
-                        "server": sid,
-                        **hit.detail,
-                        "ttlLeft": _seconds(hit.detail["ttlLeftMs"]),
-                    },
-                )
-                continue
-            self._send_from_client(sid, out, host_started=True)
-            if not action.get("wait"):
-                self.settle()
-
-    def _do_refresh(self, target: str, action: dict[str, Any]) -> None:
-        for sid in self._targets(target):
-            client = self.clients[sid]
-            out = client.refresh(reason="host asked", restart=bool(action.get("restart")))
-            self._send_from_client(sid, out, host_started=True)
-            quiet = [e for e in out.events if e.kind in ("refresh-queued", "gather-abandoned")]
-            if quiet:
-                self._emit(
-                    "internal",
-                    "host",
-                    self._actor(sid, True),
-                    events=out.events,
-                    phrase="client.refresh-" + quiet[0].kind,
-                    params={"server": sid, **quiet[0].detail},
-                )
-
-    def _do_model_request(self, prompt: str, action: dict[str, Any]) -> None:
-        self.model_prompt = prompt
-        tools = self.host.model_request(self._tool_snapshots())
-        names = [t["name"] for t in tools]
-        self.console.append(
-            f"model request #{self.host.model_requests}: {len(tools)} tools: "
-            + (", ".join(names) or "(none)")
-        )
-        latest = sum(len(c.cache.tools) for c in self.clients.values())
-        phrase = "model.request" if self.host.rebuild_every_request else "model.request-stale"
-        self._emit(
-            "model-request",
-            "host",
-            "model",
-            phrase=phrase,
-            params={"count": len(tools), "names": names, "cached": latest},
-        )
-
-    def _do_advance_clock(self, ms: int, action: dict[str, Any]) -> None:
-        self.clock.advance(ms)
-        self._emit(
-            "clock",
-            "host",
-            "host",
-            phrase="clock.advance",
-            params={"seconds": _seconds(ms)},
-        )
-
-    def _do_server_change(self, sid: str, action: dict[str, Any]) -> None:
-        server = self.servers[sid]
-        tools = copy.deepcopy(server.tools)
-        removed = set(action.get("remove", []))
-        tools = [t for t in tools if t["name"] not in removed]
-        for upd in action.get("update", []):
-            tools = [{**t, **upd} if t["name"] == upd["name"] else t for t in tools]
-        tools += action.get("add", [])
-        change = diff_tools(server.tools, tools)
-        notes = server.set_tools(tools)
-        self._send_from_server(sid, notes)
-        phrase = "server.change" if server.config.list_changed else "server.change-silent"
-        self._emit(
-            "internal",
-            self._actor(sid, False),
-            self._actor(sid, False),
-            phrase=phrase,
-            params={"server": sid, **change},
-        )
-
-    def _do_deliver(self, count: int, action: dict[str, Any]) -> None:
-        # A delivery may put a reply in flight; it counts towards n like any other message.
-        for _ in range(count):
-            if not self.queue:
-                break
-            self.deliver()
-
-    def _do_deliver_last(self, count: int, action: dict[str, Any]) -> None:
-        for _ in range(count):
-            if not self.queue:
-                break
-            self.deliver(len(self.queue) - 1)
-
-    def _do_settle(self, _: Any, action: dict[str, Any]) -> None:
-        self.settle()
-
-    def _do_send(self, sid: str, action: dict[str, Any]) -> None:
-        client = self.clients[sid]
-        params = copy.deepcopy(action.get("params"))
-        if client.era is versions.Era.MODERN:
-            params = params or {}
-        self._send_from_client(sid, client.raw_request(action["method"], params), host_started=True)
-
-    def _do_call_tool(self, model_name: str, action: dict[str, Any]) -> None:
-        prepared = self._prepare(model_name, action)
-        if prepared is not None:
-            self._run_prepared(prepared)
-
-    def _prepare(self, model_name: str, action: dict[str, Any]) -> PreparedCall | None:
-        snaps = self._tool_snapshots()
-        row = self.host.resolve(model_name, snaps)
-        given = {t["name"] for t in self.host.last_model_tools}
-        # The model can only name what its last request gave it (once it has had one); a denied
-        # name goes on to the access check, which refuses it with its own reason.
-        ungiven = bool(self.host.model_requests) and model_name not in given
-        if row is None or (ungiven and row["allowed"]):
-            self.console.append(f"host: the model named {model_name}, which it was never given")
-            self._emit(
-                "internal",
-                "model",
-                "host",
-                phrase="host.unknown-model-name",
-                params={"tool": model_name},
-                events=[Event("call-refused", {"tool": model_name, "reason": "never-given"})],
-            )
-            return None
-        prepared = self.host.prepare_call(model_name, action.get("arguments", {}), snaps)
-        return prepared
-
-    def _run_prepared(self, prepared: PreparedCall) -> None:
-        snaps = self._tool_snapshots()
-        problem = self.host.revalidate(prepared, snaps)
-        if problem is not None:
-            reason = problem.split(":")[0]
-            self.console.append(f"host refused {prepared.model_name}: {problem}")
-            self._emit(
-                "internal",
-                "host",
-                "model",
-                phrase=f"host.refused-{reason}",
-                params={"tool": prepared.model_name, "detail": problem},
-                events=[
-                    Event(
-                        "call-refused",
-                        {"tool": prepared.model_name, "reason": reason, "detail": problem},
-                    )
-                ],
-            )
-            return
-        out = self.clients[prepared.server_id].call_tool(prepared.tool, prepared.arguments)
-        self._send_from_client(prepared.server_id, out, host_started=True)
-
-    def _do_prepare_call(self, model_name: str, action: dict[str, Any]) -> None:
-        prepared = self._prepare(model_name, action)
-        if prepared is None:
-            return
-        label = str(action.get("as", model_name))
-        self.prepared[label] = prepared
-        self.console.append(f"model prepared a call to {model_name}")
-        self._emit(
-            "internal",
-            "model",
-            "host",
-            phrase="host.prepared",
-            params={"tool": model_name, "hash": prepared.schema_hash},
-            events=[Event("call-prepared", {"tool": model_name, "hash": prepared.schema_hash})],
-        )
-
-    def _do_run_call(self, label: str, action: dict[str, Any]) -> None:
-        self._run_prepared(self.prepared[label])
-
-    def _do_set_user(self, user: str, action: dict[str, Any]) -> None:
-        self.host.user = user
-        self._emit("internal", "host", "host", phrase="host.set-user", params={"user": user})
-
-    def _do_set_host(self, settings: dict[str, Any], action: dict[str, Any]) -> None:
-        if "rebuildEveryRequest" in settings:
-            self.host.rebuild_every_request = bool(settings["rebuildEveryRequest"])
-        self._emit(
-            "internal",
-            "host",
-            "host",
-            phrase="host.settings",
-            params={"rebuild": self.host.rebuild_every_request},
-        )
-
-    def _do_note(self, _: Any, action: dict[str, Any]) -> None:
-        if "say" not in action:
-            raise TraceError("a note needs say")
-        self._emit("internal", "host", "host", phrase="note")
-
-
-def _seconds(ms: int) -> str:
-    return f"{ms / 1000:g}"
+        self.emit("terminal", "host", "host", phrase=phrase, params=params)
 
 
 class _StepCap(Exception):

@@ -1,0 +1,284 @@
+"""The script's verbs: what each scenario action does to the world of a run.
+
+`VERBS` maps each verb of a scenario file to a function of the runner, the verb's argument and
+the whole action. Each pushes work into the world (a client call, a catalog change, a clock
+jump) and emits the steps that send nothing; message deliveries are the runner's business.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from app.mcp import versions
+from app.mcp.client import Event, diff_tools
+from app.mcp.host import PreparedCall
+
+if TYPE_CHECKING:
+    from .runner import Runner
+
+
+class TraceError(Exception):
+    """The scenario asked for something the world cannot do (a bug in the scenario)."""
+
+
+def seconds(ms: int) -> str:
+    return f"{ms / 1000:g}"
+
+
+def targets(run: Runner, target: str) -> list[str]:
+    return list(run.servers) if target == "all" else [target]
+
+
+def connect(run: Runner, target: str, action: dict[str, Any]) -> None:
+    for sid in targets(run, target):
+        link = run.links.get(sid)
+        if link is not None and link.flavour == "http+sse":
+            run.emit(
+                "transport",
+                run.actor(sid, True),
+                run.actor(sid, False),
+                frame=link.open_legacy_stream(),
+                phrase="transport.sse-endpoint",
+                params={"server": sid},
+            )
+        out = run.clients[sid].start()
+        run.send_from_client(sid, out, host_started=True)
+        run.settle()
+
+
+def list_tools(run: Runner, target: str, action: dict[str, Any]) -> None:
+    for sid in targets(run, target):
+        client = run.clients[sid]
+        out = client.list_tools(force=bool(action.get("force")), reason="host asked")
+        hit = next((e for e in out.events if e.kind == "cache-hit"), None)
+        if hit is not None:
+            run.log(sid, hit)
+            run.emit(
+                "cache-hit",
+                run.actor(sid, True),
+                "host",
+                events=out.events,
+                phrase="cache.hit",
+                params={
+                    "server": sid,
+                    **hit.detail,
+                    "ttlLeft": seconds(hit.detail["ttlLeftMs"]),
+                },
+            )
+            continue
+        run.send_from_client(sid, out, host_started=True)
+        if not action.get("wait"):
+            run.settle()
+
+
+def refresh(run: Runner, target: str, action: dict[str, Any]) -> None:
+    for sid in targets(run, target):
+        client = run.clients[sid]
+        out = client.refresh(reason="host asked", restart=bool(action.get("restart")))
+        run.send_from_client(sid, out, host_started=True)
+        quiet = [e for e in out.events if e.kind in ("refresh-queued", "gather-abandoned")]
+        if quiet:
+            run.emit(
+                "internal",
+                "host",
+                run.actor(sid, True),
+                events=out.events,
+                phrase="client.refresh-" + quiet[0].kind,
+                params={"server": sid, **quiet[0].detail},
+            )
+
+
+def model_request(run: Runner, prompt: str, action: dict[str, Any]) -> None:
+    run.model_prompt = prompt
+    tools = run.host.model_request(run.tool_snapshots())
+    names = [t["name"] for t in tools]
+    run.console.append(
+        f"model request #{run.host.model_requests}: {len(tools)} tools: "
+        + (", ".join(names) or "(none)")
+    )
+    latest = sum(len(c.cache.tools) for c in run.clients.values())
+    phrase = "model.request" if run.host.rebuild_every_request else "model.request-stale"
+    run.emit(
+        "model-request",
+        "host",
+        "model",
+        phrase=phrase,
+        params={"count": len(tools), "names": names, "cached": latest},
+    )
+
+
+def advance_clock(run: Runner, ms: int, action: dict[str, Any]) -> None:
+    run.clock.advance(ms)
+    run.emit(
+        "clock",
+        "host",
+        "host",
+        phrase="clock.advance",
+        params={"seconds": seconds(ms)},
+    )
+
+
+def server_change(run: Runner, sid: str, action: dict[str, Any]) -> None:
+    server = run.servers[sid]
+    tools = copy.deepcopy(server.tools)
+    removed = set(action.get("remove", []))
+    tools = [t for t in tools if t["name"] not in removed]
+    for upd in action.get("update", []):
+        tools = [{**t, **upd} if t["name"] == upd["name"] else t for t in tools]
+    tools += action.get("add", [])
+    change = diff_tools(server.tools, tools)
+    notes = server.set_tools(tools)
+    run.send_from_server(sid, notes)
+    phrase = "server.change" if server.config.list_changed else "server.change-silent"
+    run.emit(
+        "internal",
+        run.actor(sid, False),
+        run.actor(sid, False),
+        phrase=phrase,
+        params={"server": sid, **change},
+    )
+
+
+def deliver_next(run: Runner, count: int, action: dict[str, Any]) -> None:
+    # A delivery may put a reply in flight; it counts towards n like any other message.
+    for _ in range(count):
+        if not run.queue:
+            break
+        run.deliver()
+
+
+def deliver_newest(run: Runner, count: int, action: dict[str, Any]) -> None:
+    for _ in range(count):
+        if not run.queue:
+            break
+        run.deliver(len(run.queue) - 1)
+
+
+def settle_all(run: Runner, _: Any, action: dict[str, Any]) -> None:
+    run.settle()
+
+
+def send_by_hand(run: Runner, sid: str, action: dict[str, Any]) -> None:
+    client = run.clients[sid]
+    params = copy.deepcopy(action.get("params"))
+    if client.era is versions.Era.MODERN:
+        params = params or {}
+    run.send_from_client(sid, client.raw_request(action["method"], params), host_started=True)
+
+
+def call_tool(run: Runner, model_name: str, action: dict[str, Any]) -> None:
+    prepared = prepare(run, model_name, action)
+    if prepared is not None:
+        run_prepared(run, prepared)
+
+
+def prepare(run: Runner, model_name: str, action: dict[str, Any]) -> PreparedCall | None:
+    snaps = run.tool_snapshots()
+    row = run.host.resolve(model_name, snaps)
+    given = {t["name"] for t in run.host.last_model_tools}
+    # The model can only name what its last request gave it (once it has had one); a denied
+    # name goes on to the access check, which refuses it with its own reason.
+    ungiven = bool(run.host.model_requests) and model_name not in given
+    if row is None or (ungiven and row["allowed"]):
+        run.console.append(f"host: the model named {model_name}, which it was never given")
+        run.emit(
+            "internal",
+            "model",
+            "host",
+            phrase="host.unknown-model-name",
+            params={"tool": model_name},
+            events=[Event("call-refused", {"tool": model_name, "reason": "never-given"})],
+        )
+        return None
+    prepared = run.host.prepare_call(model_name, action.get("arguments", {}), snaps)
+    return prepared
+
+
+def run_prepared(run: Runner, prepared: PreparedCall) -> None:
+    snaps = run.tool_snapshots()
+    problem = run.host.revalidate(prepared, snaps)
+    if problem is not None:
+        reason = problem.split(":")[0]
+        run.console.append(f"host refused {prepared.model_name}: {problem}")
+        run.emit(
+            "internal",
+            "host",
+            "model",
+            phrase=f"host.refused-{reason}",
+            params={"tool": prepared.model_name, "detail": problem},
+            events=[
+                Event(
+                    "call-refused",
+                    {"tool": prepared.model_name, "reason": reason, "detail": problem},
+                )
+            ],
+        )
+        return
+    out = run.clients[prepared.server_id].call_tool(prepared.tool, prepared.arguments)
+    run.send_from_client(prepared.server_id, out, host_started=True)
+
+
+def prepare_call(run: Runner, model_name: str, action: dict[str, Any]) -> None:
+    prepared = prepare(run, model_name, action)
+    if prepared is None:
+        return
+    label = str(action.get("as", model_name))
+    run.prepared[label] = prepared
+    run.console.append(f"model prepared a call to {model_name}")
+    run.emit(
+        "internal",
+        "model",
+        "host",
+        phrase="host.prepared",
+        params={"tool": model_name, "hash": prepared.schema_hash},
+        events=[Event("call-prepared", {"tool": model_name, "hash": prepared.schema_hash})],
+    )
+
+
+def run_call(run: Runner, label: str, action: dict[str, Any]) -> None:
+    run_prepared(run, run.prepared[label])
+
+
+def set_user(run: Runner, user: str, action: dict[str, Any]) -> None:
+    run.host.user = user
+    run.emit("internal", "host", "host", phrase="host.set-user", params={"user": user})
+
+
+def set_host(run: Runner, settings: dict[str, Any], action: dict[str, Any]) -> None:
+    if "rebuildEveryRequest" in settings:
+        run.host.rebuild_every_request = bool(settings["rebuildEveryRequest"])
+    run.emit(
+        "internal",
+        "host",
+        "host",
+        phrase="host.settings",
+        params={"rebuild": run.host.rebuild_every_request},
+    )
+
+
+def note(run: Runner, _: Any, action: dict[str, Any]) -> None:
+    if "say" not in action:
+        raise TraceError("a note needs say")
+    run.emit("internal", "host", "host", phrase="note")
+
+
+VERBS: dict[str, Callable[[Runner, Any, dict[str, Any]], None]] = {
+    "connect": connect,
+    "list_tools": list_tools,
+    "refresh": refresh,
+    "model_request": model_request,
+    "advance_clock": advance_clock,
+    "server_change": server_change,
+    "deliver": deliver_next,
+    "deliver_last": deliver_newest,
+    "settle": settle_all,
+    "send": send_by_hand,
+    "call_tool": call_tool,
+    "prepare_call": prepare_call,
+    "run_call": run_call,
+    "set_user": set_user,
+    "set_host": set_host,
+    "note": note,
+}
