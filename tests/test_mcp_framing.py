@@ -133,3 +133,28 @@ def test_http_sse_2024_opens_the_stream_first_and_answers_on_it():
     answer = link.server_message(MESSAGES[3], answers="tools/list")
     assert answer.channel == "GET /sse"
     assert framing.json.loads(framing.parse_sse(answer.text)[0]["data"]) == MESSAGES[3]
+
+
+@pytest.mark.parametrize(
+    ("value", "header"),
+    [
+        ("get_weather", "get_weather"),
+        ("Hello, 世界", "=?base64?SGVsbG8sIOS4lueVjA==?="),
+        (" padded ", "=?base64?IHBhZGRlZCA=?="),
+        ("line1\nline2", "=?base64?bGluZTEKbGluZTI=?="),
+        ("=?base64?literal?=", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="),
+    ],
+)
+def test_header_values_use_the_base64_sentinel_when_not_plain_ascii(value, header):
+    # the spec's own examples (2026-07-28, Streamable HTTP, Value Encoding)
+    assert framing.header_value(value) == header
+    assert framing.read_header_value(header) == value
+
+
+def test_a_hostile_tool_name_cannot_inject_a_header():
+    link = framing.HttpLink("files", "2026-07-28")
+    name = "x\r\nX-Evil: 1"
+    call = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": name}}
+    _, headers, body = framing.parse_http_request(link.client_message(call).text)
+    assert "X-Evil" not in headers
+    assert framing.read_header_value(headers["Mcp-Name"]) == name == body["params"]["name"]

@@ -12,6 +12,7 @@ same code frames the simulation and could frame a real connection.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 from dataclasses import dataclass
@@ -23,6 +24,33 @@ from .jsonrpc import Message
 JSON_CONTENT = "application/json"
 SSE_CONTENT = "text/event-stream"
 HTTP_STATUS = {200: "OK", 202: "Accepted", 400: "Bad Request", 404: "Not Found"}
+
+
+# A long-lived modern stream asks proxies not to buffer it (a SHOULD of 2026-07-28).
+MODERN_SSE_HEADERS = [
+    ("Content-Type", SSE_CONTENT),
+    ("Cache-Control", "no-cache, no-transform"),
+    ("X-Accel-Buffering", "no"),
+]
+_SENTINEL = ("=?base64?", "?=")
+
+
+def header_value(value: str) -> str:
+    """A value as an HTTP header may carry it: plain visible ASCII as is, anything else (non-
+    ASCII, control characters, edge spaces, or text that looks like the sentinel) as
+    `=?base64?...?=` of its UTF-8 bytes, the encoding 2026-07-28 defines for Mcp-Name."""
+    plain = all(" " <= ch <= "~" or ch == "\t" for ch in value) and value == value.strip()
+    looks_encoded = value.startswith(_SENTINEL[0]) and value.endswith(_SENTINEL[1])
+    if plain and value and not looks_encoded:
+        return value
+    return _SENTINEL[0] + base64.b64encode(value.encode()).decode() + _SENTINEL[1]
+
+
+def read_header_value(value: str) -> str:
+    """The inverse of header_value."""
+    if value.startswith(_SENTINEL[0]) and value.endswith(_SENTINEL[1]):
+        return base64.b64decode(value[len(_SENTINEL[0]) : -len(_SENTINEL[1])]).decode()
+    return value
 
 
 def encode_json(message: Message) -> str:
@@ -165,7 +193,7 @@ class HttpLink:
             headers.append(("Mcp-Method", str(method)))
             name = (message.get("params") or {}).get("name")
             if method in ("tools/call", "prompts/get") and isinstance(name, str):
-                headers.append(("Mcp-Name", name))
+                headers.append(("Mcp-Name", header_value(name)))
         elif self.negotiated and versions.sends_version_header(self.version):
             headers.append(("MCP-Protocol-Version", self.version))
         headers += self._session_headers()
@@ -195,10 +223,7 @@ class HttpLink:
                 key = f"listen:{stream}"
                 if key not in self.streams:
                     self.streams[key] = "POST /mcp"
-                    head = _head(
-                        _status_line(200),
-                        [("Content-Type", SSE_CONTENT), ("Cache-Control", "no-cache")],
-                    )
+                    head = _head(_status_line(200), MODERN_SSE_HEADERS)
                     return Frame("http", "POST /mcp", head + sse_event(message))
                 return Frame("http", "POST /mcp", sse_event(message))
             event_id = self._next_event_id() if versions.sse_event_ids(self.version) else None
