@@ -133,3 +133,98 @@ def test_every_step_of_every_shipped_scenario_renders(client: FlaskClient, app):
         for i in range(last + 1):
             response = client.get(f"/scenario/{sid}/step?step={i}")
             assert response.status_code == 200, (sid, i)
+
+
+def lesson(html: str) -> str:
+    found = re.search(r'<details id="lesson".*?</details>', html, re.S)
+    assert found, "the page has no lesson panel"
+    return found.group()
+
+
+def myth_links(panel: str) -> list[tuple[int, str]]:
+    """(step in the href, link text) of each "See step N" link, in order."""
+    links = re.findall(r'<a id="myth-\d+-goto"[^>]*href="([^"]+)"[^>]*>(.*?)</a>', panel, re.S)
+    return [
+        (int(re.search(r"[?&]step=(\d+)", href).group(1)), text(t).strip()) for href, t in links
+    ]
+
+
+# What refutes each pagination myth, said independently of the scenario's matchers.
+REFUTES = {
+    "One tools/list call returns every tool.": lambda s: (
+        s["kind"] == "response"
+        and s["method"] == "tools/list"
+        and "nextCursor" in s["message"]["result"]
+    ),
+    "A cursor is a page number the client can compute.": lambda s: (
+        s["kind"] == "error"
+        and s["method"] == "tools/list"
+        and s["message"]["error"]["code"] == -32602
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("version", "transport"),
+    [("2025-06-18", "stdio"), ("2025-06-18", "http"), ("2026-07-28", "http")],
+)
+def test_the_lesson_shows_goals_and_myths_in_the_language_with_links_to_the_refuting_step(
+    client: FlaskClient, app, version: str, transport: str
+):
+    url = f"/scenario/pagination?step=2&version={version}&transport={transport}&lang=zh"
+    panel = lesson(client.get(url).get_data(as_text=True))
+    scenario = app.extensions["lab"].scenario("pagination")
+    trace = app.extensions["lab"].trace("pagination", version, transport)
+    seen = text(panel)
+    assert "本课要点" in seen and "你将学到" in seen
+    for goal in scenario.goals:
+        assert goal["zh"] in seen
+    expected = []
+    for myth in scenario.misconceptions:
+        assert myth["claim"]["zh"] in seen and myth["truth"]["zh"] in seen
+        refutes = REFUTES[myth["claim"]["en"]]
+        expected.append(next(s["index"] for s in trace if refutes(s)))
+    links = myth_links(panel)
+    assert [step for step, _ in links] == expected
+    assert [label for _, label in links] == [f"查看第 {n + 1} 步 →" for n in expected]
+    assert f"version={version}&amp;transport={transport}&amp;lang=zh" in panel
+    assert all(f'{{"command": "goto", "step": {n}}}' in panel for n in expected)
+
+
+@pytest.mark.parametrize("lab_engine", [fakelab])
+def test_a_myth_that_no_step_of_this_trace_refutes_is_shown_without_a_link(
+    client: FlaskClient, app
+):
+    app.extensions["lab"].scenario("pagination").misconceptions = [
+        {
+            "claim": {
+                "en": "Every lookup goes over the wire.",
+                "ru": "Каждый запрос идёт по сети.",
+            },
+            "truth": {"en": "A fresh cache answers.", "ru": "Отвечает свежий кэш."},
+            "refutedBy": {"kind": "cache-hit"},
+        },
+        {
+            "claim": {"en": "Servers never fail.", "ru": "Серверы не ошибаются."},
+            "truth": {"en": "They do.", "ru": "Ошибаются."},
+            "refutedBy": {"kind": "error"},
+        },
+    ]
+    panel = lesson(client.get("/scenario/pagination?lang=ru").get_data(as_text=True))
+    assert myth_links(panel) == [(5, "К шагу 6 →")]
+    second = text(panel.split('id="myth-1"')[1])
+    assert "Серверы не ошибаются." in second and "Ошибаются." in second
+    assert "В этом прогоне такого шага нет" in second
+    assert "1 цель" in text(panel) and "2 мифа" in text(panel)
+
+
+def test_the_lesson_is_a_named_disclosure_closed_by_default_and_not_part_of_a_step(
+    client: FlaskClient,
+):
+    page = client.get("/scenario/pagination").get_data(as_text=True)
+    tag = re.search(r'<details id="lesson"[^>]*>', lesson(page)).group()
+    assert "open" not in tag and 'aria-labelledby="lesson-title"' in tag
+    assert 'id="lesson-title"' in lesson(page) and '<summary id="lesson-toggle">' in page
+    assert 'id="lesson"' not in client.get("/scenario/pagination/step?step=2").get_data(
+        as_text=True
+    )

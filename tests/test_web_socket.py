@@ -3,7 +3,8 @@
 flask-sock has no test client, so `converse` takes anything with send/receive: the fake below
 replays a script of incoming frames (None means "the wait ran out", as simple-websocket's
 receive(timeout) does) and records what the server sent. These tests use the stand-in trace
-library (tests/fakelab.py) so their steps and checkpoints are known exactly.
+library (tests/fakelab.py) so their steps and checkpoints are known exactly; the lesson test runs
+the real pagination scenario, whose myths carry the matchers that pick a step per trace.
 """
 
 from __future__ import annotations
@@ -170,3 +171,42 @@ def test_the_route_hands_the_socket_to_converse_with_the_query_state(app: Flask,
         scenario_socket(FakeSocket(), "pagination")
     assert (seen["v"].step, seen["v"].lang, seen["v"].transport) == (2, "ru", "http")
     assert seen["limit"] == 4096
+
+
+def lessons(ws: FakeSocket) -> list[str]:
+    """Each lesson panel the socket sent, in order."""
+    return re.findall(r'<details id="lesson".*?</details>', "".join(ws.sent), re.S)
+
+
+def goto_steps(lesson: str) -> list[int]:
+    return [int(n) for n in re.findall(r'"command": "goto", "step": (\d+)', lesson)]
+
+
+@pytest.mark.parametrize("lab_engine", [None])  # the real scenario: its myths and matchers
+def test_a_version_or_language_change_resends_the_lesson_with_this_traces_steps(ctx: Flask):
+    from app.engine.matcher import first_match
+
+    lab = ctx.extensions["lab"]
+    v = open_viewer(lab.scenario("pagination"), {}, "en")
+    matchers = [m["refutedBy"] for m in v.scenario.misconceptions]
+    expected = {
+        version: [first_match(lab.trace("pagination", version, "stdio"), m) for m in matchers]
+        for version in (v.version, "2025-06-18")
+    }
+    assert expected[v.version] != expected["2025-06-18"]  # the test needs traces that differ
+
+    ws, v, _ = run(
+        ctx,
+        cmd("next"),
+        cmd("version", version="2025-06-18"),
+        cmd("goto", step=expected["2025-06-18"][0]),
+        cmd("language", lang="ru"),
+    )
+    sent = lessons(ws)
+    assert len(sent) == 2  # stepping and goto leave the lesson alone
+    assert goto_steps(sent[0]) == expected["2025-06-18"]
+    assert "Myth" in sent[0] and "See step" in sent[0]
+    assert goto_steps(sent[1]) == expected["2025-06-18"]
+    assert "Миф" in sent[1] and "К шагу" in sent[1] and "lang=ru" in sent[1]
+    assert v.step == expected["2025-06-18"][0]
+    assert all('hx-swap-oob="innerHTML"' in lesson for lesson in sent)  # an open panel stays open

@@ -4,8 +4,10 @@ A viewer's regions fall into three groups, so most bytes can be shared between s
 `step_html` (the four views, narration, counter, timeline, checkpoint) depends only on the
 scenario, version, transport, language and step, and is cached in the Lab; `chrome_html` (the
 toolbar and the shortcut sheet) depends on the same minus the step, and is cached too;
-`session_html` (tabs, play/pause, speed, alert) belongs to one connection and is small. The full
-page includes the very same partial templates, so first paint and updates are one markup.
+`session_html` (tabs, play/pause, speed, alert) belongs to one connection and is small. The
+lesson panel (goals, and the step that refutes each myth) depends on the trace but not on the
+step, so it travels with the chrome. The full page includes the very same partial templates, so
+first paint and updates are one markup.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 from flask import render_template
 from flask_babel import force_locale
 
-from app.web import views
+from app.web import lesson, views
 from app.web.lab import Lab
 from app.web.pacer import SPEEDS, Pacer
 
@@ -84,11 +86,18 @@ def step_html(lab: Lab, v: Viewer) -> str:
     return lab.cached(key, lambda: _render("partials/step.html", v.lang, **_step_context(lab, v)))
 
 
+def _lesson(lab: Lab, v: Viewer) -> dict[str, Any]:
+    return lesson.lesson(v.scenario, lab.trace(v.sid, v.version, v.transport))
+
+
 def chrome_html(lab: Lab, v: Viewer) -> str:
-    """Toolbar and shortcut sheet: the same for every step of a scenario, version and language."""
+    """Toolbar, lesson and shortcut sheet: the same for every step of a version and language."""
     key = ("chrome", v.sid, v.version, v.transport, v.lang)
     return lab.cached(
-        key, lambda: _render("partials/chrome.html", v.lang, scenario=v.scenario, v=v)
+        key,
+        lambda: _render(
+            "partials/chrome.html", v.lang, scenario=v.scenario, v=v, lesson=_lesson(lab, v)
+        ),
     )
 
 
@@ -120,5 +129,6 @@ def page_html(lab: Lab, v: Viewer, pacer: Pacer) -> str:
         speeds=SPEEDS,
         alert="",
         views=VIEWS,
+        lesson=_lesson(lab, v),
         **_step_context(lab, v),
     )
