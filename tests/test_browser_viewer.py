@@ -296,3 +296,67 @@ def test_space_plays_at_the_server_pace_and_pauses_again(open_page):
     paused_at = page.locator("#status").get_attribute("data-step")
     page.wait_for_timeout(900)
     at_step(page, int(paused_at))
+
+
+def tab_to(page: Page, element_id: str, presses: int = 40) -> None:
+    for _ in range(presses):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.id") == element_id:
+            return
+    raise AssertionError(f"#{element_id} is not reachable by Tab")
+
+
+def test_the_lesson_opens_by_keyboard_and_see_step_jumps_to_the_step_that_refutes_a_myth(
+    open_page,
+):
+    page = open_page("/scenario/pagination?step=0", locale="en-US")
+    connected(page)
+    lesson = page.locator("#lesson")
+    expect(lesson).not_to_have_attribute("open", "")
+    expect(page.locator("#lesson-toggle")).to_contain_text("Lesson")
+    tab_to(page, "lesson-toggle")
+    page.keyboard.press("Enter")
+    expect(lesson).to_have_attribute("open", "")
+    expect(lesson.locator(".goals li").first).to_be_visible()
+
+    link = page.locator("#myth-0-goto")
+    n = int(re.search(r"[?&]step=(\d+)", link.get_attribute("href")).group(1))
+    expect(link).to_have_text(f"See step {n + 1} →")
+    tab_to(page, "myth-0-goto")
+    page.keyboard.press("Enter")
+    at_step(page, n)
+    expect(page.locator("#counter")).to_contain_text(f"Step {n + 1} of")
+    expect(page).to_have_url(re.compile(f"step={n}&"))
+    expect(page.locator("#timeline .mark[aria-current=step]")).to_have_id(f"mark-{n}")
+    expect(link).to_have_attribute("aria-current", "step")  # the myth this step refutes
+    expect(page.locator("#myth-1-goto")).not_to_have_attribute("aria-current", "step")
+    assert axe_problems(page) == []
+    shot(page, "lesson-en-wide")
+
+    # A language change re-sends the lesson inside the open panel: still open, now in Chinese.
+    page.locator("#lang-zh").click()
+    expect(page.locator("#lesson-toggle")).to_contain_text("本课要点")
+    expect(lesson).to_have_attribute("open", "")
+    second = page.locator("#myth-1-goto")
+    m = int(re.search(r"[?&]step=(\d+)", second.get_attribute("href")).group(1))
+    expect(second).to_have_text(f"查看第 {m + 1} 步 →")
+    second.focus()
+    page.keyboard.press("Enter")
+    at_step(page, m)
+    expect(page.locator("#counter")).to_contain_text(f"第 {m + 1} 步")
+    shot(page, "lesson-zh-wide")
+
+    # Narrow and dark, in Russian: the jump brings the step into sight below the open panel.
+    page.set_viewport_size(NARROW)
+    page.locator("#lang-ru").click()
+    expect(page.locator("#lesson-toggle")).to_contain_text("Об уроке")
+    page.emulate_media(color_scheme="dark")
+    page.locator("#myth-0-goto").scroll_into_view_if_needed()
+    page.locator("#myth-0-goto").click()
+    at_step(page, n)
+    expect(page.locator(".story")).to_be_in_viewport()
+    expect(page).to_have_url(re.compile(f"step={n}&.*lang=ru"))
+    assert axe_problems(page) == []
+    page.locator("#lesson").scroll_into_view_if_needed()
+    shot(page, "lesson-ru-dark-narrow")
+    assert page.errors == []

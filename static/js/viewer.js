@@ -1,6 +1,7 @@
 /* The viewer's few needs that HTML cannot express: the websocket's URL follows the page's URL
    (so a reconnect resumes the same step), the URL follows the state the server sends, the
-   keyboard shortcuts, focus kept across swaps, reconnecting with backoff, and copy-link.
+   keyboard shortcuts, focus kept across swaps, reconnecting with backoff, copy-link, and
+   bringing the step into sight after a jump from the lesson panel.
    Everything else is htmx: buttons and links carry ws-send, fragments are swapped by id. */
 (function () {
   "use strict";
@@ -11,6 +12,7 @@
   var focusedId = null;
   var retries = 0;
   var leaving = false;
+  var jumped = false;
 
   function $(id) { return document.getElementById(id); }
   var quiet = null;
@@ -64,6 +66,18 @@
       var box = log.getBoundingClientRect();
       var item = current.getBoundingClientRect();
       if (item.top < box.top || item.bottom > box.bottom) log.scrollTop += item.top - box.top - 48;
+    }
+    /* The lesson marks the myth refuted by the step on show; after a jump from it, an open
+       panel can leave the story below the fold: bring the story into sight. */
+    document.querySelectorAll(".see-step").forEach(function (link) {
+      if (link.dataset.step === d.step) link.setAttribute("aria-current", "step");
+      else link.removeAttribute("aria-current");
+    });
+    var story = document.querySelector(".story");
+    if (jumped && story) {
+      var top = story.getBoundingClientRect().top;
+      if (top < 0 || top > window.innerHeight - 120) story.scrollIntoView({ block: "start" });
+      jumped = false;
     }
     lastStep = d.step;
     lastView = view;
@@ -137,6 +151,7 @@
     return ok ? Promise.resolve() : Promise.reject(new Error("copy"));
   }
   document.addEventListener("click", function (event) {
+    if (event.target.closest(".see-step")) jumped = true;
     if (event.target.closest("#btn-keys")) $("shortcuts").showModal();
     if (event.target.closest("#btn-copy")) {
       copy(location.href).then(
