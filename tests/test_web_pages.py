@@ -228,3 +228,48 @@ def test_the_lesson_is_a_named_disclosure_closed_by_default_and_not_part_of_a_st
     assert 'id="lesson"' not in client.get("/scenario/pagination/step?step=2").get_data(
         as_text=True
     )
+
+
+def _translated(catalog, msgid: str) -> bool:
+    entry = catalog.get(msgid)
+    strings = entry.string if entry is not None else ""
+    return all(strings) if isinstance(strings, tuple) else bool(strings)
+
+
+def test_every_interface_string_is_translated_into_chinese_and_russian():
+    from pathlib import Path
+
+    from babel.messages.extract import extract_from_dir
+    from babel.messages.pofile import read_po
+
+    root = Path(__file__).resolve().parent.parent
+    method_map = [("app/web/**.py", "python"), ("templates/**.html", "jinja2")]
+    found = {
+        m[2] if isinstance(m[2], str) else m[2][0]
+        for m in extract_from_dir(str(root), method_map, options_map={"templates/**.html": {}})
+    }
+    assert len(found) > 50
+    for lang in ("zh", "ru"):
+        with open(root / f"app/translations/{lang}/LC_MESSAGES/messages.po", "rb") as f:
+            catalog = read_po(f)
+
+        missing = sorted(msgid for msgid in found if not _translated(catalog, msgid))
+        assert missing == [], f"untranslated in {lang}: {missing}"
+
+
+def test_output_shows_what_the_next_model_request_will_carry(client: FlaskClient, app):
+    lab = app.extensions["lab"]
+    trace = lab.trace("list-changed-add", "2025-11-25", "stdio")
+    # a step after the client published the new tool but before the host asked the model again
+    step = next(
+        s
+        for s in trace
+        if len(s["state"]["model"]["next"]) == 3 and len(s["state"]["model"]["tools"]) == 2
+    )
+    page = client.get(
+        f"/scenario/list-changed-add/step?step={step['index']}&version=2025-11-25&transport=stdio"
+    ).get_data(as_text=True)
+    output = text(page.split('id="panel-output"')[1])
+    assert "next request (3)" in output
+    assert "orders__search_invoices" in output
+    assert "The last model request carried 2 tools." in output
