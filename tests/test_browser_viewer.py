@@ -360,3 +360,19 @@ def test_the_lesson_opens_by_keyboard_and_see_step_jumps_to_the_step_that_refute
     page.locator("#lesson").scroll_into_view_if_needed()
     shot(page, "lesson-ru-dark-narrow")
     assert page.errors == []
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_a_phone_sized_viewer_never_scrolls_sideways(open_page, lang):
+    # long tool names, cursors and method names must wrap inside their panels
+    for view in ("overview", "transport", "transform", "output"):
+        page = open_page(
+            f"/scenario/collisions?step=12&lang={lang}&view={view}",
+            viewport={"width": 320, "height": 720},
+        )
+        connected(page)
+        widths = page.evaluate(
+            "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
+        assert widths[0] <= widths[1], f"{view} is {widths[0]}px wide in a {widths[1]}px screen"
+    shot(page, f"phone-{lang}")
