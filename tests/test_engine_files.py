@@ -78,3 +78,12 @@ def test_a_broken_file_never_hides_the_others(tmp_path):
     assert list(library.scenarios) == ["pagination"]
     assert list(library.broken) == ["broken.yaml"]
     assert library.errors[0].file == "broken.yaml" and library.errors[0].line >= 1
+
+
+def test_folded_chinese_text_loses_the_spaces_yaml_puts_between_characters(tmp_path):
+    text = GOOD.replace(
+        '  zh: "分页：把 tools/list 的每一页都取回来"',
+        "  zh: >-\n    分页：把 tools/list 的\n    每一页都取回来。\n    然后 nextCursor",
+    )
+    scenario = load_scenario(write(tmp_path, "pagination.yaml", text))
+    assert scenario.title["zh"] == "分页：把 tools/list 的每一页都取回来。然后 nextCursor"

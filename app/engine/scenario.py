@@ -9,6 +9,7 @@ A broken file yields errors, never an exception, so one bad file cannot take the
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -199,6 +200,26 @@ def validate(data: Any, node: yaml.Node | None, file: str) -> list[ScenarioError
     return errors
 
 
+_CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
+_PUNCT = "\u3000-\u303f\uff00-\uffef"  # full-width punctuation carries its own spacing
+_SPACE_BETWEEN_CJK = re.compile(rf"(?<=[{_CJK}]) +(?=[{_CJK}])|(?<=[{_PUNCT}]) +| +(?=[{_PUNCT}])")
+
+
+def _tidy_chinese(node: Any) -> Any:
+    """YAML folds a multi-line string with spaces; Chinese never has a space between two of its
+    characters, so drop those (spaces beside Latin words stay)."""
+    if isinstance(node, dict):
+        return {
+            k: _SPACE_BETWEEN_CJK.sub("", v)
+            if k == "zh" and isinstance(v, str)
+            else _tidy_chinese(v)
+            for k, v in node.items()
+        }
+    if isinstance(node, list):
+        return [_tidy_chinese(item) for item in node]
+    return node
+
+
 def load_scenario(path: str | Path) -> Scenario:
     """Load and validate one file; raises ScenarioInvalid with every problem found."""
     path = Path(path)
@@ -234,7 +255,7 @@ def load_scenario(path: str | Path) -> Scenario:
         )
     if errors:
         raise ScenarioInvalid(errors)
-    return Scenario(id=data["id"], path=str(path), data=data)
+    return Scenario(id=data["id"], path=str(path), data=_tidy_chinese(data))
 
 
 def default_scenarios_dir() -> Path:

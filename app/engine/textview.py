@@ -54,19 +54,24 @@ _TOKEN = re.compile(rf"[{_CJK}]|[^\s{_CJK}]+|\s+")  # one CJK character, a word,
 
 def _wrap(text: str, indent: str, width: int = 96) -> list[str]:
     """Wrap by display width: CJK text may break between any two characters, but a Latin word,
-    a method name or a number inside it stays whole."""
+    a method name or a number inside it stays whole. Continuation lines align under the text
+    (a bullet such as "  - " is not repeated)."""
+    follow = " " * len(indent)
     if not any(unicodedata.east_asian_width(ch) in "WF" for ch in text):
-        return textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=indent) or [
+        return textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=follow) or [
             indent
         ]
-    lines, current = [], ""
+    lines: list[str] = []
+    current = ""
     for token in _TOKEN.findall(text):
         if _width(current + token) > width - len(indent) and current.strip():
-            lines.append(indent + current.rstrip())
+            lines.append((follow if lines else indent) + current.rstrip())
             current = "" if token.isspace() else token
         else:
             current += token
-    return [*lines, indent + current.rstrip()] if current.strip() else lines or [indent]
+    if current.strip():
+        lines.append((follow if lines else indent) + current.rstrip())
+    return lines or [indent]
 
 
 def label(step: dict[str, Any]) -> str:
