@@ -158,3 +158,37 @@ def test_a_hostile_tool_name_cannot_inject_a_header():
     _, headers, body = framing.parse_http_request(link.client_message(call).text)
     assert "X-Evil" not in headers
     assert framing.read_header_value(headers["Mcp-Name"]) == name == body["params"]["name"]
+
+
+def test_the_legacy_get_stream_carries_the_negotiated_version_from_2025_06_18():
+    for version, expected in (("2025-03-26", None), ("2025-06-18", "2025-06-18")):
+        link = framing.HttpLink("files", version)
+        link.negotiated = True
+        request = link.open_legacy_stream().text.split("\r\n\r\n")[0]
+        _, headers, _ = framing.parse_http_request(request + "\r\n\r\n")
+        assert headers.get("MCP-Protocol-Version") == expected
+
+
+def test_a_legacy_server_refuses_a_sessionless_modern_probe_with_400_not_the_modern_404():
+    link = framing.HttpLink("weather", "2026-07-28")
+    refusal = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found"}}
+    legacy = framing.parse_http_response(
+        link.server_message(refusal, answers="server/discover", legacy_server=True).text
+    )
+    modern = framing.parse_http_response(
+        link.server_message(refusal, answers="server/discover").text
+    )
+    assert (legacy[0], modern[0]) == (400, 404)
+
+
+def test_the_session_header_is_spelled_by_the_version_the_server_negotiated():
+    link = framing.HttpLink("weather", "2025-11-25")  # the client asked for 2025-11-25 ...
+    result = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {"protocolVersion": "2025-03-26"},
+    }  # ... got this
+    _, headers, _ = framing.parse_http_response(
+        link.server_message(result, answers="initialize").text
+    )
+    assert "Mcp-Session-Id" in headers and "MCP-Session-Id" not in headers

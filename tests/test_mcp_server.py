@@ -242,3 +242,20 @@ def test_structured_content_conforms_to_the_tools_output_schema():
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "get_weather"}}
     )
     assert "structuredContent" not in legacy["result"]
+
+
+def test_discover_and_minus_32022_name_the_same_supported_versions():
+    server = MCPServer(ServerConfig("s", supported_versions=("2025-11-25", "2026-07-28")))
+    [found] = server.receive(
+        {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": META}}
+    )
+    [refused] = server.receive(
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "server/discover",
+            "params": {"_meta": {**META, versions.META_VERSION: "1900-01-01"}},
+        }
+    )
+    assert found["result"]["supportedVersions"] == refused["error"]["data"]["supported"]
+    assert refused["error"]["data"]["supported"] == ["2026-07-28"]

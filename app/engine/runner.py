@@ -96,7 +96,11 @@ class Runner:
                 self.clock,
             )
             if transport == "http":
-                self.links[sid] = framing.HttpLink(sid, protocol_version)
+                # each server its own address, as separate processes would have
+                port = 3001 + len(self.links)
+                self.links[sid] = framing.HttpLink(
+                    sid, protocol_version, authority=f"127.0.0.1:{port}"
+                )
         host_cfg = data.get("host", {})
         self.host = Host(
             list(self.servers),
@@ -222,7 +226,12 @@ class Runner:
         link.negotiated = client.phase is ClientPhase.READY
         if env.from_client:
             return link.client_message(env.message)
-        return link.server_message(env.message, answers=answers, stream=env.stream)
+        return link.server_message(
+            env.message,
+            answers=answers,
+            stream=env.stream,
+            legacy_server=not self.servers[env.server_id].speaks_modern,
+        )
 
     def deliver(self, index: int = 0) -> None:
         env = self.queue[index]

@@ -160,6 +160,8 @@ class HttpLink:
                 request + response + sse_event(None, event="endpoint", data=path),
             )
         headers = [("Host", self.authority), ("Accept", SSE_CONTENT)]
+        if self.negotiated and versions.sends_version_header(self.version):
+            headers.append(("MCP-Protocol-Version", self.version))  # on every later request
         headers += self._session_headers()
         request = _head("GET /mcp HTTP/1.1", headers)
         response = _head(
@@ -207,17 +209,26 @@ class HttpLink:
         return Frame("http", channel, text, reply)
 
     def server_message(
-        self, message: Message, *, answers: str | None = None, stream: str | None = None
+        self,
+        message: Message,
+        *,
+        answers: str | None = None,
+        stream: str | None = None,
+        legacy_server: bool = False,
     ) -> Frame:
         """A server's message: the response to a POST, or an event on an open SSE stream.
 
         `answers` is the method of the request a response belongs to; `stream` names the listen
-        request (modern) whose SSE response stream carries a notification.
+        request (modern) whose SSE response stream carries a notification; `legacy_server` says
+        the server speaks only legacy versions, whatever the client's request assumed.
         """
+        if answers == "initialize" and "result" in message:
+            offered = message["result"].get("protocolVersion")
+            if offered in versions.VERSIONS:
+                self.version = offered  # headers are spelled as the negotiated version spells them
         if self.flavour == "http+sse":
-            event_id = None
-            return Frame("http", "GET /sse", sse_event(message, event_id=event_id))
-        modern = versions.era_of(self.version) is versions.Era.MODERN
+            return Frame("http", "GET /sse", sse_event(message))
+        modern = versions.era_of(self.version) is versions.Era.MODERN and not legacy_server
         if "method" in message:  # a notification travels on a stream
             if modern and stream is not None:
                 key = f"listen:{stream}"
@@ -238,7 +249,13 @@ class HttpLink:
         ):
             self.session_id = self._session_token
             headers += self._session_headers()
-        status = http_status_for(message) if modern else 200
+        if modern:
+            status = http_status_for(message)
+        else:
+            # A legacy Streamable HTTP server refuses anything but initialize before its session
+            # exists with 400 (and a body no modern client mistakes for a modern error).
+            refused = "error" in message and self.session_id is None and answers != "initialize"
+            status = 400 if refused else 200
         headers.append(("Content-Length", str(len(body.encode()))))
         return Frame("http", "POST /mcp", _head(_status_line(status), headers) + body)
 

@@ -185,6 +185,17 @@ class MCPServer:
             return self._receive_legacy_notification(method, params)
         return self._receive_legacy_request(message)
 
+    def _modern_versions(self) -> list[str]:
+        """Versions a request with _meta may name, newest first."""
+        return sorted(
+            (v for v in self.config.supported_versions if v in versions.MODERN_VERSIONS),
+            reverse=True,
+        )
+
+    @property
+    def speaks_modern(self) -> bool:
+        return Era.MODERN.value in self._eras()
+
     def _eras(self) -> set[str]:
         return {versions.era_of(v).value for v in self.config.supported_versions}
 
@@ -268,7 +279,8 @@ class MCPServer:
                     jsonrpc.UNSUPPORTED_PROTOCOL_VERSION,
                     "Unsupported protocol version",
                     {
-                        "supported": sorted(self.config.supported_versions, reverse=True),
+                        # The same list server/discover gives (the official SDK does likewise).
+                        "supported": self._modern_versions(),
                         "requested": requested,
                     },
                 )
@@ -291,9 +303,7 @@ class MCPServer:
     def _discover_result(self, version: str) -> dict[str, Any]:
         result: dict[str, Any] = {
             "resultType": "complete",
-            "supportedVersions": [
-                v for v in self.config.supported_versions if v in versions.MODERN_VERSIONS
-            ],
+            "supportedVersions": self._modern_versions(),
             "capabilities": {"tools": {"listChanged": True} if self.config.list_changed else {}},
             "_meta": {versions.META_SERVER_INFO: self._info(version)},
         }
@@ -384,7 +394,12 @@ class MCPServer:
             return jsonrpc.result(
                 request_id, {"content": [{"type": "text", "text": text}], "isError": True}
             )
-        summary = ", ".join(f"{k}={arguments[k]}" for k in sorted(arguments)) or "no arguments"
+        summary = (
+            ", ".join(
+                f"{k}={json.dumps(arguments[k], ensure_ascii=False)}" for k in sorted(arguments)
+            )
+            or "no arguments"
+        )
         payload: dict[str, Any] = {
             "content": [{"type": "text", "text": f"{name} ran with {summary} (call {self.calls})"}],
             "isError": False,
