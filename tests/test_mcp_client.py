@@ -104,6 +104,9 @@ def test_a_notification_during_a_refresh_causes_exactly_one_more():
     pair.settle()
     assert pair.kinds().count("refresh-queued") == 2
     assert pair.client.cache.generation == 3  # the first refresh, then one more for both notes
+    # generation 2 straddled the changes: gathered, but never published
+    assert "gather-discarded" in pair.kinds()
+    assert [e.detail["generation"] for e in pair.events if e.kind == "published"] == [1, 3]
     assert [t["name"] for t in pair.client.cache.tools][-3:] == ["h", "i", "j"]
 
 

@@ -100,6 +100,7 @@ class _Gathering:
     ttl_ms: int | None = None
     scope: str | None = None
     restarted: bool = False
+    changed_meanwhile: bool = False  # a list_changed arrived: the pages may mix two catalogs
 
 
 @dataclass
@@ -422,7 +423,15 @@ class MCPClient:
         self.gathering = None
         new_tools = [t for page in g.pages for t in page]
         out = Output()
-        if g.generation > self.cache.generation:  # never let an older gather overwrite a newer one
+        if g.changed_meanwhile:
+            # No cross-page consistency is promised: pages fetched across a change may mix two
+            # catalogs, so this gather is not published; the refresh queued behind it replaces it.
+            out.events.append(
+                Event(
+                    "gather-discarded", {"generation": g.generation, "kept": self.cache.generation}
+                )
+            )
+        elif g.generation > self.cache.generation:  # an older gather never overwrites a newer one
             changes = diff_tools(self.cache.tools if self.cache.generation else [], new_tools)
             ttl = g.ttl_ms if self.era is Era.MODERN else self.config.cache_ttl_ms
             self.cache = Cache(
@@ -480,6 +489,8 @@ class MCPClient:
         if method == "notifications/tools/list_changed":
             declared = self._declares_list_changed()
             self.cache.valid = False  # the notification beats any TTL
+            if self.gathering is not None:
+                self.gathering.changed_meanwhile = True
             out = Output(events=[Event("list-changed", {"declared": declared})])
             return out.extend(self.refresh(reason="list_changed"))
         return Output(events=[Event("notification", {"method": method})])
