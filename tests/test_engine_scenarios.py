@@ -66,17 +66,32 @@ def test_a_wrong_answer_key_fails_the_checks():
     assert any("the key says" in message for _, message in problems)
 
 
-def test_a_broken_expectation_and_a_dangling_misconception_fail_the_checks():
+def test_a_broken_expectation_and_a_dangling_misconception_fail_the_checks(tmp_path: Path):
     pagination = LIBRARY.scenarios["pagination"]
+    data = copy.deepcopy(pagination.data)
+    data["expect"]["modelTools"] = ["files__read_file"]
+    data["misconceptions"][0]["refutedBy"] = {"kind": "cache-hit"}
+    path = tmp_path / "pagination.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), "utf-8")
+    errors = {e.field: str(e) for e in check_scenario(load_scenario(path))}
+    assert "expect.modelTools" in errors
+    assert "no step of any version" in errors["misconceptions.0.refutedBy"]
 
-    def lie(data):
-        data["expect"]["modelTools"] = ["files__read_file"]
-        data["misconceptions"][0]["refutedBy"] = {"kind": "cache-hit"}
 
-    edited = _edited(pagination, lie)
-    problems = [path for path, _ in check_trace(edited, run_trace(edited, "2026-07-28", "http"))]
-    assert ["expect", "modelTools"] in problems
-    assert ["misconceptions", 0, "refutedBy"] in problems
+def test_a_myth_needs_refuting_in_one_run_only():
+    handshake = LIBRARY.scenarios["handshake"]
+    counter = {
+        "kind": "response",
+        "method": "initialize",
+        "events": {"$contains": {"kind": "counter-offer"}},
+    }
+    myth = next(m for m in handshake.misconceptions if m["refutedBy"] == counter)
+    from app.engine.checks import refuted_myths
+
+    index = handshake.misconceptions.index(myth)
+    assert index not in refuted_myths(handshake, run_trace(handshake, "2024-11-05", "stdio"))
+    assert index in refuted_myths(handshake, run_trace(handshake, "2025-11-25", "stdio"))
+    assert check_scenario(handshake) == []
 
 
 def test_every_step_is_narrated_in_three_languages():

@@ -7,6 +7,7 @@ the way each language writes them; missing values show as a dash.
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -24,6 +25,7 @@ _BOOL = {"en": ("true", "false"), "zh": ("true", "false"), "ru": ("true", "false
 # Events that add a sentence after the step's own phrase, and the phrase they use.
 _FOLLOW_UPS = {
     "published": "ev.published",
+    "gather-discarded": "ev.gather-discarded",
     "cache-expired": "ev.cache-expired",
     "repeated-cursor": "ev.repeated-cursor",
     "page-cap": "ev.page-cap",
@@ -187,12 +189,16 @@ def for_server_message(
     return "res.other", base
 
 
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
 def console_line(sid: str, event: Event) -> str | None:
     """What the agent's console prints for a client event (a program log: plain English)."""
     d = event.detail
     lines = {
         "negotiated": lambda: f"[{sid}] session ready, protocol {d.get('version')}",
-        "discovered": lambda: f"[{sid}] server/discover: versions {d.get('versions')}",
+        "discovered": lambda: f"[{sid}] server/discover: versions {_json(d.get('versions'))}",
         "counter-offer": lambda: (
             f"[{sid}] server counter-offered {d.get('offered')} (asked {d.get('requested')})"
         ),
@@ -219,7 +225,7 @@ def console_line(sid: str, event: Event) -> str | None:
         "call-retry": lambda: f"[{sid}] retrying {d.get('name')}",
         "call-abandoned": lambda: f"[{sid}] {d.get('name')} unavailable: reported to the agent",
         "listen-acknowledged": lambda: (
-            f"[{sid}] listening for {sorted(d.get('notifications', {}))}"
+            f"[{sid}] listening for {_json(sorted(d.get('notifications', {})))}"
         ),
         "version-refused": lambda: f"[{sid}] unsupported protocol {d.get('offered')}: disconnected",
     }

@@ -64,7 +64,9 @@ def _wrap(text: str, indent: str, width: int = 96) -> list[str]:
     lines: list[str] = []
     current = ""
     for token in _TOKEN.findall(text):
-        if _width(current + token) > width - len(indent) and current.strip():
+        # Chinese typography never starts a line with closing punctuation: let it overhang.
+        closing = token in "，。、；：！？）」』】》,.;:!?)"
+        if _width(current + token) > width - len(indent) and current.strip() and not closing:
             lines.append((follow if lines else indent) + current.rstrip())
             current = "" if token.isspace() else token
         else:
