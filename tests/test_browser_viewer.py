@@ -102,7 +102,7 @@ def test_library_opens_pagination_and_keyboard_steps_to_the_end_through_every_vi
     shot(page, "library-en")
     assert axe_problems(page) == []
     page.locator("#card-pagination a").click()
-    expect(page).to_have_url(re.compile(r"/scenario/pagination\?step=0&view=overview"))
+    expect(page).to_have_url(re.compile(r"/scenario/pagination\?step=1&view=overview"))
     connected(page)
 
     last = int(page.locator("#status").get_attribute("data-last"))
@@ -156,7 +156,8 @@ def test_library_opens_pagination_and_keyboard_steps_to_the_end_through_every_vi
 
 
 def test_a_deep_link_restores_the_exact_state_and_the_url_follows_each_step(open_page):
-    url = "/scenario/pagination?step=5&view=transform&version=2026-07-28&transport=http&lang=ru"
+    # step=6 is the sixth step as the page counts them ("Шаг 6 из …"), index 5 inside
+    url = "/scenario/pagination?step=6&view=transform&version=2026-07-28&transport=http&lang=ru"
     page = open_page(url, viewport=NARROW)
     connected(page)
     at_step(page, 5)
@@ -168,8 +169,9 @@ def test_a_deep_link_restores_the_exact_state_and_the_url_follows_each_step(open
     expect(page.locator("#sel-transport")).to_have_value("http")
     page.locator("#btn-next").click()
     at_step(page, 6)
+    expect(page.locator("#counter")).to_contain_text("Шаг 7 из")
     expect(page).to_have_url(
-        re.compile(r"step=6&view=transform&version=2026-07-28&transport=http&lang=ru")
+        re.compile(r"step=7&view=transform&version=2026-07-28&transport=http&lang=ru")
     )
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     page.locator("#btn-copy").click()
@@ -186,7 +188,7 @@ def test_a_deep_link_restores_the_exact_state_and_the_url_follows_each_step(open
 
 
 def test_switching_to_zh_and_ru_translates_the_interface_and_is_remembered(open_page, live_server):
-    page = open_page("/scenario/pagination?step=2", locale="en-US")
+    page = open_page("/scenario/pagination?step=3", locale="en-US")
     connected(page)
     page.locator("#lang-zh").click()
     expect(page.locator("html")).to_have_attribute("lang", "zh")
@@ -224,7 +226,7 @@ def test_a_dropped_socket_reconnects_and_resumes_the_same_step(open_page, browse
         routes[-1][0].close(code=1001, reason="test drops the socket")
         expect(page.locator("#conn")).to_have_text("Connection lost, reconnecting…")
         expect(page.locator("#conn")).to_have_text("Connected")
-        assert len(routes) == 2 and "step=2" in routes[1][0].url
+        assert len(routes) == 2 and "step=3" in routes[1][0].url  # the third step, index 2
         page.keyboard.press("ArrowRight")
         at_step(page, 3)
         routes[-1][1].send("{this is not json")
@@ -238,7 +240,7 @@ def test_a_dropped_socket_reconnects_and_resumes_the_same_step(open_page, browse
 
 def test_axe_finds_nothing_serious_in_dark_narrow_and_reduced_motion_views(open_page):
     page = open_page(
-        "/scenario/pagination?step=4&view=transport",
+        "/scenario/pagination?step=5&view=transport",
         viewport=NARROW,
         color_scheme="dark",
         reduced_motion="reduce",
@@ -260,7 +262,7 @@ def test_axe_finds_nothing_serious_in_dark_narrow_and_reduced_motion_views(open_
 def test_everything_is_reachable_by_tab_with_a_visible_focus_ring(open_page):
     page = open_page("/scenario/pagination?step=0")
     question = page.locator("#timeline .has-q").first.get_attribute("id").removeprefix("mark-")
-    page.goto(f"/scenario/pagination?step={question}")
+    page.goto(f"/scenario/pagination?step={int(question) + 1}")
     connected(page)
     names = set()
     for _ in range(40):
@@ -320,14 +322,14 @@ def test_the_lesson_opens_by_keyboard_and_see_step_jumps_to_the_step_that_refute
     expect(lesson.locator(".goals li").first).to_be_visible()
 
     link = page.locator("#myth-0-goto")
-    n = int(re.search(r"[?&]step=(\d+)", link.get_attribute("href")).group(1))
-    expect(link).to_have_text(f"See step {n + 1} →")
+    n = int(re.search(r"[?&]step=(\d+)", link.get_attribute("href")).group(1))  # from 1
+    expect(link).to_have_text(f"See step {n} →")
     tab_to(page, "myth-0-goto")
     page.keyboard.press("Enter")
-    at_step(page, n)
-    expect(page.locator("#counter")).to_contain_text(f"Step {n + 1} of")
+    at_step(page, n - 1)
+    expect(page.locator("#counter")).to_contain_text(f"Step {n} of")
     expect(page).to_have_url(re.compile(f"step={n}&"))
-    expect(page.locator("#timeline .mark[aria-current=step]")).to_have_id(f"mark-{n}")
+    expect(page.locator("#timeline .mark[aria-current=step]")).to_have_id(f"mark-{n - 1}")
     expect(link).to_have_attribute("aria-current", "step")  # the myth this step refutes
     expect(page.locator("#myth-1-goto")).not_to_have_attribute("aria-current", "step")
     assert axe_problems(page) == []
@@ -339,11 +341,11 @@ def test_the_lesson_opens_by_keyboard_and_see_step_jumps_to_the_step_that_refute
     expect(lesson).to_have_attribute("open", "")
     second = page.locator("#myth-1-goto")
     m = int(re.search(r"[?&]step=(\d+)", second.get_attribute("href")).group(1))
-    expect(second).to_have_text(f"查看第 {m + 1} 步 →")
+    expect(second).to_have_text(f"查看第 {m} 步 →")
     second.focus()
     page.keyboard.press("Enter")
-    at_step(page, m)
-    expect(page.locator("#counter")).to_contain_text(f"第 {m + 1} 步")
+    at_step(page, m - 1)
+    expect(page.locator("#counter")).to_contain_text(f"第 {m} 步")
     shot(page, "lesson-zh-wide")
 
     # Narrow and dark, in Russian: the jump brings the step into sight below the open panel.
@@ -353,7 +355,7 @@ def test_the_lesson_opens_by_keyboard_and_see_step_jumps_to_the_step_that_refute
     page.emulate_media(color_scheme="dark")
     page.locator("#myth-0-goto").scroll_into_view_if_needed()
     page.locator("#myth-0-goto").click()
-    at_step(page, n)
+    at_step(page, n - 1)
     expect(page.locator(".story")).to_be_in_viewport()
     expect(page).to_have_url(re.compile(f"step={n}&.*lang=ru"))
     assert axe_problems(page) == []
@@ -367,7 +369,7 @@ def test_a_phone_sized_viewer_never_scrolls_sideways(open_page, lang):
     # long tool names, cursors and method names must wrap inside their panels
     for view in ("overview", "transport", "transform", "output"):
         page = open_page(
-            f"/scenario/collisions?step=12&lang={lang}&view={view}",
+            f"/scenario/collisions?step=13&lang={lang}&view={view}",
             viewport={"width": 320, "height": 720},
         )
         connected(page)

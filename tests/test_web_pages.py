@@ -50,10 +50,10 @@ def test_first_visit_follows_accept_language_and_the_choice_is_remembered(client
 
 
 def test_a_deep_link_restores_step_view_version_transport_and_language(client: FlaskClient):
-    url = "/scenario/pagination?step=3&view=transform&version=2026-07-28&transport=http&lang=ru"
+    url = "/scenario/pagination?step=4&view=transform&version=2026-07-28&transport=http&lang=ru"
     html = client.get(url).get_data(as_text=True)
     state = status(html)
-    assert state["step"] == "3"
+    assert state["step"] == "3"  # the fourth step, counted from 0 inside the page
     assert (state["version"], state["transport"], state["lang"]) == ("2026-07-28", "http", "ru")
     assert 'data-view="transform"' in html
     assert re.search(r'id="tab-transform"[^>]*aria-selected="true"', html)
@@ -66,8 +66,35 @@ def test_unknown_or_bad_query_values_fall_back_to_defaults(client: FlaskClient):
     state = status(html.get_data(as_text=True))
     assert state["step"] == "0"
     assert state["transport"] in ("stdio", "http") and state["version"] != "1999"
+    for first in ("", "step=", "step=0", "step=-3", "step=1", "step=2.5", "step=%E4%B8%80"):
+        page = client.get(f"/scenario/pagination?{first}").get_data(as_text=True)
+        assert status(page)["step"] == "0", first
+        assert "Step 1 of" in page, first
     far = status(client.get("/scenario/pagination?step=99999").get_data(as_text=True))
     assert far["step"] == far["last"]
+
+
+def test_step_n_in_a_url_is_the_nth_step_as_displayed_and_every_link_says_so(
+    client: FlaskClient,
+):
+    """An instructor who says "open step 4" and a link with step=4 mean the same step."""
+    html = client.get("/scenario/pagination?step=4&lang=en").get_data(as_text=True)
+    assert "Step 4 of" in text(html.split('id="counter"')[1].split("</p>")[0])
+    assert status(html)["step"] == "3"
+
+    def href(element_id: str) -> int:
+        tag = re.search(rf'<a id="{element_id}"[^>]*href="([^"]+)"', html)
+        assert tag, element_id
+        return int(re.search(r"[?&]step=(\d+)", tag.group(1)).group(1))
+
+    assert (href("btn-reset"), href("btn-prev"), href("btn-next")) == (1, 3, 5)
+    marks = re.findall(r'<a id="mark-(\d+)"[^>]*href="[^"]*[?&]step=(\d+)', html)
+    assert marks and all(int(step) == int(i) + 1 for i, step in marks)
+    # the timeline's label, the log's "step N" and the URL all count from 1
+    assert re.search(r'id="mark-3"[^>]*title="4 ', html)
+    assert 'id="frame-3"' in html and "step 4" in text(html.split('id="frame-3"')[1])
+    for step, label in myth_links(lesson(html)):
+        assert label == f"See step {step} →"
 
 
 def test_an_unknown_scenario_is_a_404_page_with_a_way_back(client: FlaskClient):
@@ -106,7 +133,7 @@ def test_front_end_libraries_are_served_locally_not_from_a_cdn(client: FlaskClie
 
 @pytest.mark.parametrize("lab_engine", [fakelab])
 def test_hostile_tool_text_is_escaped_and_control_characters_are_visible(client: FlaskClient):
-    html = client.get("/scenario/hostile?step=3&view=transform").get_data(as_text=True)
+    html = client.get("/scenario/hostile?step=4&view=transform").get_data(as_text=True)
     assert "<img src=x" not in html and "<b>tools</b>" not in html
     assert "&lt;img src=x onerror=" in html
     assert '<span class="ctl">\\u0007</span>' in html
@@ -117,8 +144,8 @@ def test_hostile_tool_text_is_escaped_and_control_characters_are_visible(client:
 def test_step_views_show_the_message_cache_and_model_tools(client: FlaskClient):
     last = int(status(client.get("/scenario/pagination?step=999").get_data(as_text=True))["last"])
     pages = [
-        client.get(f"/scenario/pagination/step?step={i}").get_data(as_text=True)
-        for i in range(last + 1)
+        client.get(f"/scenario/pagination/step?step={n}").get_data(as_text=True)
+        for n in range(1, last + 2)
     ]
     assert any("tools/list" in p and "nextCursor" in p for p in pages)
     assert any('class="row added"' in p for p in pages)
@@ -130,9 +157,9 @@ def test_every_step_of_every_shipped_scenario_renders(client: FlaskClient, app):
     lab = app.extensions["lab"]
     for sid in lab.library.scenarios:
         last = int(status(client.get(f"/scenario/{sid}?step=9999").get_data(as_text=True))["last"])
-        for i in range(last + 1):
-            response = client.get(f"/scenario/{sid}/step?step={i}")
-            assert response.status_code == 200, (sid, i)
+        for n in range(1, last + 2):
+            response = client.get(f"/scenario/{sid}/step?step={n}")
+            assert response.status_code == 200, (sid, n)
 
 
 def lesson(html: str) -> str:
@@ -185,7 +212,7 @@ def test_the_lesson_shows_goals_and_myths_in_the_language_with_links_to_the_refu
         refutes = REFUTES[myth["claim"]["en"]]
         expected.append(next(s["index"] for s in trace if refutes(s)))
     links = myth_links(panel)
-    assert [step for step, _ in links] == expected
+    assert [step for step, _ in links] == [n + 1 for n in expected]  # URLs count from 1
     assert [label for _, label in links] == [f"查看第 {n + 1} 步 →" for n in expected]
     assert f"version={version}&amp;transport={transport}&amp;lang=zh" in panel
     assert all(f'{{"command": "goto", "step": {n}}}' in panel for n in expected)
@@ -211,7 +238,7 @@ def test_a_myth_that_no_step_of_this_trace_refutes_is_shown_without_a_link(
         },
     ]
     panel = lesson(client.get("/scenario/pagination?lang=ru").get_data(as_text=True))
-    assert myth_links(panel) == [(5, "К шагу 6 →")]
+    assert myth_links(panel) == [(6, "К шагу 6 →")]
     second = text(panel.split('id="myth-1"')[1])
     assert "Серверы не ошибаются." in second and "Ошибаются." in second
     assert "В этом прогоне такого шага нет" in second
@@ -266,9 +293,8 @@ def test_output_shows_what_the_next_model_request_will_carry(client: FlaskClient
         for s in trace
         if len(s["state"]["model"]["next"]) == 3 and len(s["state"]["model"]["tools"]) == 2
     )
-    page = client.get(
-        f"/scenario/list-changed-add/step?step={step['index']}&version=2025-11-25&transport=stdio"
-    ).get_data(as_text=True)
+    query = f"step={step['index'] + 1}&version=2025-11-25&transport=stdio"
+    page = client.get(f"/scenario/list-changed-add/step?{query}").get_data(as_text=True)
     output = text(page.split('id="panel-output"')[1])
     assert "next request (3)" in output
     assert "orders__search_invoices" in output

@@ -167,8 +167,9 @@ def test_the_route_hands_the_socket_to_converse_with_the_query_state(app: Flask,
     )
     from app.web.socket import scenario_socket
 
-    with app.test_request_context("/ws/scenario/pagination?step=2&lang=ru&transport=http"):
+    with app.test_request_context("/ws/scenario/pagination?step=3&lang=ru&transport=http"):
         scenario_socket(FakeSocket(), "pagination")
+    # step=3 in the URL is the third step as displayed: index 2 inside
     assert (seen["v"].step, seen["v"].lang, seen["v"].transport) == (2, "ru", "http")
     assert seen["limit"] == 4096
 

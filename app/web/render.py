@@ -42,15 +42,28 @@ class Viewer:
         return str(self.scenario.id)
 
     def query(self, **changes: Any) -> dict[str, Any]:
-        """The deep-link query of this state, with `changes` applied."""
+        """The deep-link query of this state, with `changes` applied (`step` counts from 1)."""
         q = {
-            "step": self.step,
+            "step": self.step + 1,
             "view": self.view,
             "version": self.version,
             "transport": self.transport,
             "lang": self.lang,
         }
         return q | changes
+
+
+def url_step(value: Any) -> int:
+    """The 0-based index of a URL's `step=N`, which is the Nth step as displayed.
+
+    URLs count steps the way the screen does ("Step 4 of 21" is `step=4`), so an instructor who
+    says "open step 4" and a link agree. A missing, empty, zero, negative or unreadable value
+    means the first step; a value past the end is clamped to the last step when rendered.
+    """
+    try:
+        return max(0, int(value) - 1)
+    except (TypeError, ValueError):
+        return 0
 
 
 def open_viewer(scenario: Any, args: Any, lang: str) -> Viewer:
@@ -60,11 +73,7 @@ def open_viewer(scenario: Any, args: Any, lang: str) -> Viewer:
     version = args.get("version") if args.get("version") in versions else default
     transport = args.get("transport") if args.get("transport") in transports else transports[0]
     view = args.get("view") if args.get("view") in VIEWS else "overview"
-    try:
-        step = max(0, int(args.get("step", 0)))
-    except (TypeError, ValueError):
-        step = 0
-    return Viewer(scenario, version, transport, lang, step, view)
+    return Viewer(scenario, version, transport, lang, url_step(args.get("step")), view)
 
 
 def _render(template: str, lang: str, **context: Any) -> str:

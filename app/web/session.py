@@ -5,6 +5,11 @@ pacer's timeout while playing), applies it to the viewer's cursor with `handle`,
 resulting fragments. `ws` is anything with `send(str)` and `receive(timeout)`, so tests use a
 fake socket. Bad input (not JSON, not an object, unknown command, bad value, too large, binary)
 is answered with a readable alert fragment and the loop goes on: the connection stays usable.
+
+Commands are JSON objects: {"command": "next"}, {"command": "goto", "step": i}, ... `goto`
+takes the 0-based index of the step in the trace (the `index` of docs/ARCHITECTURE.md, and
+#status's data-step), while URLs and everything on screen count from 1: `step=N` in a URL is
+index N - 1 (see `render.url_step`).
 """
 
 from __future__ import annotations
@@ -60,7 +65,7 @@ def _blocked(lab: Lab, v: Viewer) -> bool:
 def _move(lab: Lab, v: Viewer, pacer: Pacer, to: int) -> list[str]:
     last = len(lab.trace(v.sid, v.version, v.transport)) - 1
     if not 0 <= to <= last:
-        raise Refused(gettext("There is no step %(n)s in this scenario.", n=to))
+        raise Refused(gettext("There is no step %(n)s in this scenario.", n=to + 1))
     v.step = to
     if pacer.playing and (to == last or _blocked(lab, v)):
         pacer.pause()

@@ -1,7 +1,8 @@
 """The viewer page and its partials over plain HTTP.
 
 GET /scenario/<id>?step=N&view=&version=&transport=&lang= renders the whole viewer in exactly
-that state (a deep link); the page then opens its websocket with the same query. The same URL
+that state (a deep link); N is the Nth step as displayed, counted from 1 like "Step N of M" (see
+`render.url_step`). The page then opens its websocket with the same query. The same URL
 asked by htmx (HX-Request), or /scenario/<id>/step, answers with only the step's fragments:
 the bytes a socket would send, which is also how tests check the partials.
 """

@@ -35,7 +35,8 @@
     return socket;
   };
 
-  /* Keep the address bar, <html lang>, the title and the language cookie in step. */
+  /* Keep the address bar, <html lang>, the title and the language cookie in step. The URL's
+     step=N is the Nth step as displayed (from 1); #status carries the 0-based index. */
   function sync() {
     var status = $("status");
     var tabs = $("tabs");
@@ -43,7 +44,8 @@
     var d = status.dataset;
     var view = tabs ? tabs.dataset.view : "overview";
     var query = new URLSearchParams({
-      step: d.step, view: view, version: d.version, transport: d.transport, lang: d.lang,
+      step: String(Number(d.step) + 1), view: view, version: d.version, transport: d.transport,
+      lang: d.lang,
     });
     history.replaceState(null, "", location.pathname + "?" + query.toString());
     document.documentElement.lang = d.lang;
