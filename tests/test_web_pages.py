@@ -299,3 +299,55 @@ def test_output_shows_what_the_next_model_request_will_carry(client: FlaskClient
     assert "next request (3)" in output
     assert "orders__search_invoices" in output
     assert "The last model request carried 2 tools." in output
+
+
+def log_item(page: str, index: int) -> str:
+    """The transport log's entry for step `index` (its <li>), or "" when the log lacks it."""
+    found = re.search(rf'<li class="frame[^"]*" id="frame-{index}">.*?</li>', page, re.S)
+    return found.group() if found else ""
+
+
+@pytest.mark.parametrize(
+    ("sid", "version"), [("handshake", "2024-11-05"), ("list-changed-add", "2025-11-25")]
+)
+def test_the_log_shows_http_framing_that_carries_no_json_rpc_message_and_each_reply(
+    client: FlaskClient, app, sid: str, version: str
+):
+    trace = app.extensions["lab"].trace(sid, version, "http")
+    bare = [s for s in trace if s["message"] is None and s["frame"]]
+    replies = [s for s in trace if s.get("reply")]
+    assert bare and replies  # the trace opens a stream and answers a POST with bare HTTP
+    query = f"step={len(trace)}&version={version}&transport=http&lang=en"
+    page = client.get(f"/scenario/{sid}/step?{query}").get_data(as_text=True)
+    for s in trace:
+        item = log_item(page, s["index"])
+        assert bool(item) == bool(s["frame"]), s["index"]
+        if not item:
+            continue
+        seen = text(item)
+        assert s["frame"].replace("\r", "").split("\n")[0] in seen  # the request line or event
+        if s["message"] is None:  # direction, kind, channel and the bytes of the framing
+            assert "transport" in seen and s["channel"] in seen
+            assert ("→" if s["from"].startswith("client") else "←") in seen
+        if s.get("reply"):
+            wire, answer = item.split("HTTP answer", 1)
+            assert s["frame"].split("\r\n")[0] in text(wire)
+            assert s["reply"].split("\r\n")[0] in text(answer)
+        else:
+            assert "HTTP answer" not in item
+
+
+def test_the_2024_11_05_http_log_opens_with_the_sse_stream_naming_the_post_endpoint(
+    client: FlaskClient, app
+):
+    trace = app.extensions["lab"].trace("handshake", "2024-11-05", "http")
+    opening = next(s for s in trace if s["kind"] == "transport")
+    endpoint = re.search(r"event: endpoint\ndata: (\S+)", opening["frame"]).group(1)
+    query = "version=2024-11-05&transport=http&lang=en"
+    page = client.get(f"/scenario/handshake/step?step={opening['index'] + 1}&{query}")
+    item = log_item(page.get_data(as_text=True), opening["index"])
+    assert 'class="frame k-transport current"' in item and "<details open>" in item
+    assert "GET /sse HTTP/1.1" in text(item)
+    assert "event: endpoint" in text(item) and f"data: {endpoint}" in text(item)
+    post = next(s for s in trace if s["index"] > opening["index"] and s["message"])
+    assert post["frame"].startswith(f"POST {endpoint} HTTP/1.1")

@@ -1,10 +1,11 @@
 """What each of the four views shows for a step, computed from the trace as plain data.
 
 `step_context` gathers everything the step's fragments need: the stage geometry (overview), the
-message log up to the step with requests and responses paired and a schema badge (transport),
-the client caches with this step's added, changed and removed rows, the pages gathered, the
-collisions and the access filter (transform), and the tools array the model receives next plus
-the agent's console (output). The templates only lay these values out.
+message log up to the step with requests and responses paired, the transport's bare framing and
+HTTP answers, and a schema badge (transport), the client caches with this step's added, changed
+and removed rows, the pages gathered, the collisions and the access filter (transform), and the
+tools array the model receives next plus the agent's console (output). The templates only lay
+these values out.
 """
 
 from __future__ import annotations
@@ -43,11 +44,17 @@ def badge(step: Step) -> dict[str, Any] | None:
 
 
 def log(trace: list[Step], upto: int) -> list[dict[str, Any]]:
-    """Every message that crossed the wire up to step `upto`, newest last, with pairs."""
+    """Everything that crossed the wire up to step `upto`, newest last, with pairs.
+
+    That is every JSON-RPC message, and also the transport's own framing that carries none (a
+    `transport` step: the HTTP+SSE `GET /sse` whose `event: endpoint` names the POST URL, the
+    Streamable HTTP `GET /mcp` stream). A step's `reply` (the bare HTTP answer to a POST, such
+    as `202 Accepted`) is shown by the template under the step's own frame.
+    """
     entries: list[dict[str, Any]] = []
     open_requests: dict[tuple[str, str, str], dict[str, Any]] = {}
     for step in trace[: upto + 1]:
-        if step.get("message") is None:
+        if step.get("message") is None and step.get("frame") is None:
             continue
         src, dst = str(step.get("from")), str(step.get("to"))
         entry = {"step": step, "outgoing": src.startswith(("client", "host")), "pair": None}
