@@ -351,3 +351,38 @@ def test_the_2024_11_05_http_log_opens_with_the_sse_stream_naming_the_post_endpo
     assert "event: endpoint" in text(item) and f"data: {endpoint}" in text(item)
     post = next(s for s in trace if s["index"] > opening["index"] and s["message"])
     assert post["frame"].startswith(f"POST {endpoint} HTTP/1.1")
+
+
+def transport_labels(page: str) -> tuple[str, str]:
+    """(the http option of the transport menu, the chip in the Transport panel's heading)."""
+    option = re.search(r'<option value="http"[^>]*>(.*?)</option>', page, re.S)
+    panel = page.split('id="panel-transport"')[1]
+    chip = re.search(r'<h2[^>]*>.*?<span class="chip">(.*?)</span>', panel, re.S)
+    assert option and chip
+    return text(option.group(1)).strip(), text(chip.group(1)).strip()
+
+
+@pytest.mark.parametrize(
+    ("version", "lang", "label"),
+    [
+        ("2024-11-05", "en", "HTTP+SSE"),
+        ("2025-03-26", "en", "Streamable HTTP"),
+        ("2025-11-25", "en", "Streamable HTTP"),
+        ("2026-07-28", "en", "Streamable HTTP"),
+        ("2024-11-05", "zh", "HTTP+SSE"),
+        ("2025-06-18", "zh", "流式 HTTP"),
+        ("2025-06-18", "ru", "потоковый HTTP"),
+    ],
+)
+def test_http_is_named_for_its_flavour_http_sse_in_2024_11_05_streamable_after(
+    client: FlaskClient, version: str, lang: str, label: str
+):
+    from app.mcp.versions import http_flavour
+
+    assert (http_flavour(version) == "http+sse") == (label == "HTTP+SSE")
+    page = client.get(f"/scenario/handshake?version={version}&transport=http&lang={lang}").get_data(
+        as_text=True
+    )
+    assert transport_labels(page) == (label, label)
+    if label == "HTTP+SSE":
+        assert "Streamable" not in page

@@ -211,3 +211,22 @@ def test_a_version_or_language_change_resends_the_lesson_with_this_traces_steps(
     assert "Миф" in sent[1] and "К шагу" in sent[1] and "lang=ru" in sent[1]
     assert v.step == expected["2025-06-18"][0]
     assert all('hx-swap-oob="innerHTML"' in lesson for lesson in sent)  # an open panel stays open
+
+
+@pytest.mark.parametrize("lab_engine", [None])  # the real versions: 2024-11-05 is HTTP+SSE
+def test_a_version_change_renames_http_in_the_menu_and_the_transport_panel(ctx: Flask):
+    ws, _, _ = run(
+        ctx,
+        cmd("version", version="2024-11-05"),
+        cmd("version", version="2025-03-26"),
+        query={"transport": "http", "version": "2025-11-25"},
+    )
+    old, new = ws.sent[1:4], ws.sent[4:7]
+    for sent, label, other in (
+        (old, "HTTP+SSE", "Streamable HTTP"),
+        (new, "Streamable HTTP", "HTTP+SSE"),
+    ):
+        joined = "".join(sent)
+        assert f'<option value="http" selected>{label}</option>' in joined
+        assert f'<span class="chip">{label}</span>' in joined
+        assert other not in joined

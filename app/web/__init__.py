@@ -20,7 +20,7 @@ htmx = Htmx()
 
 def init_app(app: Flask) -> None:
     """Bind the extensions and register the blueprints of the web shell."""
-    from app.web import i18n, library, socket, text, viewer
+    from app.web import i18n, library, socket, text, viewer, views
     from app.web.lab import Lab
 
     babel.init_app(app, locale_selector=i18n.select_locale)
@@ -29,6 +29,7 @@ def init_app(app: Flask) -> None:
     app.extensions["lab"] = Lab(app.config)
     text.init_app(app)
     i18n.init_app(app)
+    app.jinja_env.globals["http_flavour"] = views.http_flavour
     app.register_blueprint(library.bp)
     app.register_blueprint(viewer.bp)
     app.register_blueprint(socket.bp)

@@ -24,6 +24,15 @@ def _checker() -> Any:
         return None
 
 
+def http_flavour(version: str) -> str:
+    """ "http+sse" (2024-11-05: GET stream plus POST endpoint) or "streamable-http", per the core."""
+    try:
+        flavour = importlib.import_module("app.mcp.versions").http_flavour
+    except (ImportError, AttributeError):  # no core (the stand-in engine): the spec's own rule
+        return "http+sse" if version == "2024-11-05" else "streamable-http"
+    return str(flavour(version))
+
+
 def badge(step: Step) -> dict[str, Any] | None:
     """{"ok", "version", "errors"} from the schema check, or None when it cannot run."""
     check = _checker()
