@@ -230,3 +230,73 @@ def test_a_version_change_renames_http_in_the_menu_and_the_transport_panel(ctx: 
         assert f'<option value="http" selected>{label}</option>' in joined
         assert f'<span class="chip">{label}</span>' in joined
         assert other not in joined
+
+
+def run_on(app: Flask, sid: str, *incoming: Any, query: dict[str, str]):
+    """`run` on any scenario of the real library."""
+    lab = app.extensions["lab"]
+    v = open_viewer(lab.scenario(sid), query, "en")
+    ws = FakeSocket(*incoming)
+    converse(ws, lab, v, Pacer(1000), limit=app.config["WS_MAX_COMMAND"])
+    return ws, v
+
+
+@pytest.mark.parametrize("lab_engine", [None])
+def test_switching_transport_keeps_the_student_on_the_same_event_not_the_same_index(ctx: Flask):
+    """list-changed-add step 11 over HTTP 2025-11-25 is the list_changed notification; over
+    stdio, step 11 is the tools/list that follows it (HTTP has one more step: GET /mcp)."""
+    lab = ctx.extensions["lab"]
+    http = lab.trace("list-changed-add", "2025-11-25", "http")
+    stdio = lab.trace("list-changed-add", "2025-11-25", "stdio")
+    notice = "notifications/tools/list_changed"
+    assert http[10]["method"] == notice and stdio[10]["method"] == "tools/list"
+    assert stdio[10]["kind"] == "request"
+    twin = next(s["index"] for s in stdio if s["method"] == notice)
+
+    query = {"version": "2025-11-25", "transport": "http", "step": "11"}  # as displayed
+    ws, v = run_on(
+        ctx,
+        "list-changed-add",
+        cmd("transport", transport="stdio"),
+        cmd("transport", transport="http"),
+        query=query,
+    )
+    assert steps_seen(ws) == [twin, 10]
+    assert v.step == 10 and v.transport == "http"
+    counters = re.findall(r'<p id="counter".*?</p>', "".join(ws.sent), re.S)
+    assert notice in counters[0] and f"Step {twin + 1} of {len(stdio)}" in counters[0]
+
+
+@pytest.mark.parametrize("lab_engine", [None])
+def test_a_switch_finds_the_same_page_of_a_listing_and_falls_back_to_the_action(ctx: Flask):
+    lab = ctx.extensions["lab"]
+    http = lab.trace("pagination", "2025-11-25", "http")
+    stdio = lab.trace("pagination", "2025-11-25", "stdio")
+
+    def nth(trace, i):
+        s = trace[i]
+        same = [
+            t
+            for t in trace
+            if (t["action"], t["kind"], t["method"]) == (s["action"], s["kind"], s["method"])
+        ]
+        return same.index(s), (s["action"], s["kind"], s["method"])
+
+    # the third page request over HTTP is the third page request over stdio
+    third = [s["index"] for s in http if s["kind"] == "request" and s["method"] == "tools/list"][2]
+    # the GET /mcp stream has no stdio twin: the first stdio step of its action
+    stream = next(s for s in http if s["kind"] == "transport")
+    first_of_action = next(s["index"] for s in stdio if s["action"] == stream["action"])
+    ws, v = run_on(
+        ctx,
+        "pagination",
+        cmd("transport", transport="stdio"),
+        cmd("transport", transport="http"),
+        cmd("goto", step=stream["index"]),
+        cmd("transport", transport="stdio"),
+        query={"version": "2025-11-25", "transport": "http", "step": str(third + 1)},
+    )
+    seen = steps_seen(ws)
+    assert nth(stdio, seen[0]) == nth(http, third)
+    assert seen[1] == third
+    assert seen[3] == first_of_action and v.step == first_of_action

@@ -22,7 +22,7 @@ from flask_babel import force_locale, gettext
 from simple_websocket import ConnectionClosed
 
 from app.web import i18n
-from app.web.lab import Lab
+from app.web.lab import Lab, Step
 from app.web.pacer import Pacer
 from app.web.render import VIEWS, Viewer, chrome_html, feedback_html, session_html, step_html
 
@@ -55,6 +55,34 @@ def _int(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int | str):
         raise ValueError(value)
     return int(value)
+
+
+def same_event(old: list[Step], index: int, new: list[Step]) -> int:
+    """Where step `index` of trace `old` is in trace `new` (another version or transport).
+
+    Traces of one scenario differ in length (HTTP adds a GET stream, 2026-07-28 has no
+    initialize), so the raw index would land on another event. The step produced by the same
+    script action (`action`) with the same kind and method is the same event; when the action
+    made several (the pages of one listing), the same one of them: the third page request stays
+    the third (or the first, when the other trace has fewer). Else the first step of the same
+    action, else the nearest index.
+    """
+    step = old[index]
+    action = step.get("action")
+    if action is not None:
+        ours = [s for s in new if s.get("action") == action]
+        key = (step.get("kind"), step.get("method"))
+        twins = [s for s in ours if (s.get("kind"), s.get("method")) == key]
+        nth = sum(
+            1
+            for s in old[:index]
+            if s.get("action") == action and (s.get("kind"), s.get("method")) == key
+        )
+        if twins:
+            return int(twins[nth if nth < len(twins) else 0]["index"])
+        if ours:
+            return int(ours[0]["index"])
+    return min(index, len(new) - 1)
 
 
 def _blocked(lab: Lab, v: Viewer) -> bool:
@@ -118,7 +146,9 @@ def apply(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> list[str]:
         }[name]
         if value not in allowed:
             raise ValueError(value)
+        before = lab.trace(v.sid, v.version, v.transport)
         setattr(v, "lang" if name == "language" else name, value)
+        v.step = same_event(before, v.step, lab.trace(v.sid, v.version, v.transport))
         return [step_html(lab, v), chrome_html(lab, v), session_html(v, pacer)]
     if name == "answer":
         checkpoint = lab.trace(v.sid, v.version, v.transport)[v.step].get("checkpoint")

@@ -25,7 +25,7 @@ def _checker() -> Any:
 
 
 def http_flavour(version: str) -> str:
-    """ "http+sse" (2024-11-05: GET stream plus POST endpoint) or "streamable-http", per the core."""
+    """The version's HTTP: "http+sse" (2024-11-05) or "streamable-http", as the core says."""
     try:
         flavour = importlib.import_module("app.mcp.versions").http_flavour
     except (ImportError, AttributeError):  # no core (the stand-in engine): the spec's own rule
