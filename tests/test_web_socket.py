@@ -300,3 +300,56 @@ def test_a_switch_finds_the_same_page_of_a_listing_and_falls_back_to_the_action(
     assert nth(stdio, seen[0]) == nth(http, third)
     assert seen[1] == third
     assert seen[3] == first_of_action and v.step == first_of_action
+
+
+def checkpoint_states(message: str) -> list[str]:
+    return re.findall(r'<div id="checkpoint"[^>]*data-state="([a-z]*)"', message)
+
+
+def test_going_back_to_an_answered_checkpoint_shows_the_answer_not_the_question_again(
+    ctx: Flask,
+):
+    ws, v, _ = run(
+        ctx,
+        cmd("goto", step=1),
+        cmd("answer", choice=1),
+        cmd("next"),
+        cmd("prev"),
+        cmd("language", lang="ru"),
+        cmd("next"),
+    )
+    assert steps_seen(ws) == [1, 2, 1, 1, 2]
+    back, russian = ws.sent[6], ws.sent[8]  # after session, goto, answer, next, prev
+    assert checkpoint_states(back) == ["answered"]
+    assert 'id="feedback"' in back and "Right." in back and 'aria-pressed="true"' in back
+    assert checkpoint_states(russian) == ["answered"] and "Верно." in russian
+    assert alerts(ws) == [] and v.step == 2
+
+
+@pytest.mark.parametrize("lab_engine", [None])
+def test_an_answered_checkpoint_stays_answered_in_another_transport_or_version(ctx: Flask):
+    lab = ctx.extensions["lab"]
+    http = lab.trace("list-changed-add", "2025-11-25", "http")
+    asked = next(s for s in http if s["checkpoint"])
+    query = {"version": "2025-11-25", "transport": "http", "step": str(asked["index"] + 1)}
+    ws, v = run_on(
+        ctx,
+        "list-changed-add",
+        cmd("answer", choice=asked["checkpoint"]["answer"]),
+        cmd("transport", transport="stdio"),
+        cmd("version", version="2026-07-28"),
+        cmd("next"),
+        query=query,
+    )
+    stdio_step = ws.sent[2]
+    modern_step = ws.sent[5]
+    for sent, version, transport in (
+        (stdio_step, "2025-11-25", "stdio"),
+        (modern_step, "2026-07-28", "stdio"),
+    ):
+        trace = lab.trace("list-changed-add", version, transport)
+        index = int(re.search(r'id="status" hidden[^>]*data-step="(\d+)"', sent).group(1))
+        assert trace[index]["checkpoint"]["question"] == asked["checkpoint"]["question"]
+        assert checkpoint_states(sent) == ["answered"] and 'id="feedback"' in sent
+    assert alerts(ws) == []  # next was not refused: the question is not asked again
+    assert v.version == "2026-07-28" and v.step == index + 1

@@ -12,6 +12,7 @@ first paint and updates are one markup.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,10 +20,36 @@ from flask import render_template
 from flask_babel import force_locale
 
 from app.web import lesson, views
-from app.web.lab import Lab
+from app.web.lab import Lab, Step
 from app.web.pacer import SPEEDS, Pacer
 
 VIEWS = ("overview", "transport", "transform", "output")
+
+CheckpointKey = tuple[str, int]
+
+
+def _asks(step: Step) -> str | None:
+    """A checkpoint's question, choices and answer as one string; None for a step without."""
+    checkpoint = step.get("checkpoint")
+    if not checkpoint:
+        return None
+    asked = {k: checkpoint.get(k) for k in ("question", "choices", "answer")}
+    return json.dumps(asked, sort_keys=True, ensure_ascii=False)
+
+
+def checkpoint_key(trace: list[Step], index: int) -> CheckpointKey | None:
+    """What identifies the checkpoint of step `index` across versions and transports, or None.
+
+    The same script action asks the same question (text, choices, answer) in every trace of a
+    scenario, at whatever index that trace puts it, so what it asks is the key, with how many
+    identical ones came before it (should a scenario ask the very same thing twice). Not its
+    action index: an era-limited action that asks the same question in the other era counts as
+    already answered too.
+    """
+    asks = _asks(trace[index])
+    if asks is None:
+        return None
+    return asks, sum(1 for s in trace[:index] if _asks(s) == asks)
 
 
 @dataclass
@@ -35,7 +62,9 @@ class Viewer:
     lang: str
     step: int = 0
     view: str = "overview"
-    answered: dict[int, int] = field(default_factory=dict)
+    # The choice made at each checkpoint answered on this connection, by `checkpoint_key`: kept
+    # when the student steps back or switches version, transport or language; `reset` clears it.
+    answered: dict[CheckpointKey, int] = field(default_factory=dict)
 
     @property
     def sid(self) -> str:
@@ -87,12 +116,27 @@ def _step_context(lab: Lab, v: Viewer) -> dict[str, Any]:
     return views.step_context(trace, v.step) | {"scenario": v.scenario, "v": v}
 
 
+def chosen(lab: Lab, v: Viewer) -> int | None:
+    """The choice this viewer made at the checkpoint of its step, or None (open, or none)."""
+    trace = lab.trace(v.sid, v.version, v.transport)
+    key = checkpoint_key(trace, min(v.step, len(trace) - 1))
+    return None if key is None else v.answered.get(key)
+
+
 def step_html(lab: Lab, v: Viewer) -> str:
-    """The step's fragments, rendered once per (scenario, version, transport, language, step)."""
+    """The step's fragments, rendered once per (scenario, version, transport, language, step).
+
+    A checkpoint this viewer has already answered comes with its answer: that variant is
+    rendered once per choice and shared like the rest, so going back never asks again.
+    """
     trace = lab.trace(v.sid, v.version, v.transport)
     v.step = min(v.step, len(trace) - 1)
-    key = ("step", v.sid, v.version, v.transport, v.lang, v.step)
-    return lab.cached(key, lambda: _render("partials/step.html", v.lang, **_step_context(lab, v)))
+    choice = chosen(lab, v)
+    key = ("step", v.sid, v.version, v.transport, v.lang, v.step, choice)
+    return lab.cached(
+        key,
+        lambda: _render("partials/step.html", v.lang, chosen=choice, **_step_context(lab, v)),
+    )
 
 
 def _lesson(lab: Lab, v: Viewer) -> dict[str, Any]:
@@ -139,5 +183,6 @@ def page_html(lab: Lab, v: Viewer, pacer: Pacer) -> str:
         alert="",
         views=VIEWS,
         lesson=_lesson(lab, v),
+        chosen=chosen(lab, v),
         **_step_context(lab, v),
     )

@@ -24,7 +24,15 @@ from simple_websocket import ConnectionClosed
 from app.web import i18n
 from app.web.lab import Lab, Step
 from app.web.pacer import Pacer
-from app.web.render import VIEWS, Viewer, chrome_html, feedback_html, session_html, step_html
+from app.web.render import (
+    VIEWS,
+    Viewer,
+    checkpoint_key,
+    chrome_html,
+    feedback_html,
+    session_html,
+    step_html,
+)
 
 COMMANDS = (
     "next",
@@ -86,8 +94,9 @@ def same_event(old: list[Step], index: int, new: list[Step]) -> int:
 
 
 def _blocked(lab: Lab, v: Viewer) -> bool:
-    step = lab.trace(v.sid, v.version, v.transport)[v.step]
-    return bool(step.get("checkpoint")) and v.step not in v.answered
+    """Whether the step on show asks a question this viewer has not answered yet."""
+    key = checkpoint_key(lab.trace(v.sid, v.version, v.transport), v.step)
+    return key is not None and key not in v.answered
 
 
 def _move(lab: Lab, v: Viewer, pacer: Pacer, to: int) -> list[str]:
@@ -157,7 +166,9 @@ def apply(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> list[str]:
         choice = _int(cmd.get("choice"))
         if not 0 <= choice < len(checkpoint.get("choices", [])):
             raise ValueError(choice)
-        v.answered[v.step] = choice
+        key = checkpoint_key(lab.trace(v.sid, v.version, v.transport), v.step)
+        assert key is not None
+        v.answered[key] = choice
         return [feedback_html(lab, v, choice)]
     raise Refused(gettext("Unknown command: %(name)s", name=str(name)[:40]))
 
