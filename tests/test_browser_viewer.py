@@ -378,3 +378,29 @@ def test_a_phone_sized_viewer_never_scrolls_sideways(open_page, lang):
         )
         assert widths[0] <= widths[1], f"{view} is {widths[0]}px wide in a {widths[1]}px screen"
     shot(page, f"phone-{lang}")
+
+
+def test_an_open_question_keeps_the_next_model_request_out_of_the_output_view(open_page):
+    # list-changed-add over stdio asks which tools the next model request will carry
+    page = open_page("/scenario/list-changed-add?version=2025-11-25&transport=stdio&lang=en")
+    connected(page)
+    question = page.locator("#timeline .has-q").last.get_attribute("id").removeprefix("mark-")
+    page.locator(f"#mark-{question}").click()
+    at_step(page, int(question))
+    expect(page.locator("#question")).to_contain_text("next model request")
+    output = page.locator("#panel-output")
+    expect(output.locator("#next-locked")).to_be_visible()
+    expect(output.locator("#next-locked")).to_have_text("? Answer the question to see this.")
+    expect(output.locator("pre.json")).to_have_count(0)
+    assert "orders__search_invoices" not in output.aria_snapshot()
+    assert "orders__search_invoices" not in output.inner_html()
+    assert not re.search(r"next request \(\d+\)", output.inner_text())
+    shot(page, "question-locks-output-en-wide")
+    page.locator("#checkpoint .choice").first.click()
+    expect(page.locator("#feedback")).to_be_visible()
+    expect(output.locator("#next-locked")).to_have_count(0)
+    expect(output.locator("pre.json")).to_contain_text("orders__search_invoices")
+    expect(output.locator("h3").first).to_contain_text("next request (3)")
+    assert "orders__search_invoices" in output.aria_snapshot()
+    assert axe_problems(page) == []
+    assert page.errors == []

@@ -285,6 +285,8 @@ def test_every_interface_string_is_translated_into_chinese_and_russian():
 
 
 def test_output_shows_what_the_next_model_request_will_carry(client: FlaskClient, app):
+    from app.web.render import checkpoint_key, open_viewer, step_html
+
     lab = app.extensions["lab"]
     trace = lab.trace("list-changed-add", "2025-11-25", "stdio")
     # a step after the client published the new tool but before the host asked the model again
@@ -293,8 +295,12 @@ def test_output_shows_what_the_next_model_request_will_carry(client: FlaskClient
         for s in trace
         if len(s["state"]["model"]["next"]) == 3 and len(s["state"]["model"]["tools"]) == 2
     )
-    query = f"step={step['index'] + 1}&version=2025-11-25&transport=stdio"
-    page = client.get(f"/scenario/list-changed-add/step?{query}").get_data(as_text=True)
+    query = {"step": str(step["index"] + 1), "version": "2025-11-25", "transport": "stdio"}
+    v = open_viewer(lab.scenario("list-changed-add"), query, "en")
+    if step["checkpoint"]:  # what the next request carries shows once the question is answered
+        v.answered[checkpoint_key(trace, step["index"])] = step["checkpoint"]["answer"]
+    with app.test_request_context():
+        page = step_html(lab, v)
     output = text(page.split('id="panel-output"')[1])
     assert "next request (3)" in output
     assert "orders__search_invoices" in output
@@ -386,3 +392,45 @@ def test_http_is_named_for_its_flavour_http_sse_in_2024_11_05_streamable_after(
     assert transport_labels(page) == (label, label)
     if label == "HTTP+SSE":
         assert "Streamable" not in page
+
+
+def next_tools_question(app) -> tuple[dict, dict]:
+    """list-changed-add's question "which tools will the next model request carry?" (stdio)."""
+    trace = app.extensions["lab"].trace("list-changed-add", "2025-11-25", "stdio")
+    step = next(
+        s
+        for s in trace
+        if s["checkpoint"] and "next model request" in s["checkpoint"]["question"]["en"]
+    )
+    return step, trace[step["index"] + 1]
+
+
+def output_panel(page: str) -> str:
+    return re.search(r'<section id="panel-output".*?</section>', page, re.S).group()
+
+
+def shown(panel: str) -> str:
+    """The text of a panel without its `hidden` elements (what a reader or screen reader gets)."""
+    for tag in ("div", "p", "span", "h3"):
+        panel = re.sub(rf"<{tag}\b[^>]*\shidden[\s>].*?</{tag}>", "", panel, flags=re.S)
+    return text(panel)
+
+
+def test_an_open_question_hides_the_next_model_request_that_answers_it(client, app):
+    asked, answered = next_tools_question(app)
+    model = asked["state"]["model"]
+    added = sorted({t["name"] for t in model["next"]} - {t["name"] for t in model["tools"]})
+    assert added  # the answer: the tool that reaches the model next
+    query = f"version=2025-11-25&transport=stdio&lang=en&step={asked['index'] + 1}"
+    panel = output_panel(client.get(f"/scenario/list-changed-add?{query}").get_data(as_text=True))
+    assert not any(name in panel for name in added)  # not even in the page's source
+    seen = shown(panel)
+    assert "Answer the question to see this." in seen
+    assert not any(name in seen for name in added)
+    assert f"next request ({len(asked['state']['model']['next'])})" not in seen
+    assert "Tools the model receives in its next request" in seen
+    # a step without a question shows the preview and no note
+    query = f"version=2025-11-25&transport=stdio&lang=en&step={answered['index'] + 1}"
+    panel = output_panel(client.get(f"/scenario/list-changed-add?{query}").get_data(as_text=True))
+    assert all(name in shown(panel) for name in added)
+    assert "Answer the question" not in panel

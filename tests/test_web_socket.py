@@ -353,3 +353,25 @@ def test_an_answered_checkpoint_stays_answered_in_another_transport_or_version(c
         assert checkpoint_states(sent) == ["answered"] and 'id="feedback"' in sent
     assert alerts(ws) == []  # next was not refused: the question is not asked again
     assert v.version == "2026-07-28" and v.step == index + 1
+
+
+@pytest.mark.parametrize("lab_engine", [None])
+def test_answering_sends_the_output_preview_the_open_question_hid(ctx: Flask):
+    from tests.test_web_pages import next_tools_question, output_panel, shown
+
+    asked, _ = next_tools_question(ctx)
+    tools = [t["name"] for t in asked["state"]["model"]["next"]]
+    query = {"version": "2025-11-25", "transport": "stdio", "step": str(asked["index"] + 1)}
+    ws, _ = run_on(
+        ctx,
+        "list-changed-add",
+        cmd("answer", choice=asked["checkpoint"]["answer"]),
+        cmd("language", lang="zh"),
+        query=query,
+    )
+    answer = ws.sent[1]
+    assert checkpoint_states(answer) == ["answered"]
+    seen = shown(output_panel(answer))
+    assert all(name in seen for name in tools) and f"next request ({len(tools)})" in seen
+    assert "Answer the question" not in seen
+    assert all(name in shown(output_panel(ws.sent[2])) for name in tools)  # still, in Chinese

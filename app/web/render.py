@@ -162,13 +162,11 @@ def session_html(v: Viewer, pacer: Pacer, alert: str = "") -> str:
 
 
 def feedback_html(lab: Lab, v: Viewer, choice: int) -> str:
-    """The checkpoint with the chosen answer's feedback."""
+    """The checkpoint with the chosen answer's feedback, and the Output panel it unlocks."""
     key = ("answer", v.sid, v.version, v.transport, v.lang, v.step, choice)
     return lab.cached(
         key,
-        lambda: _render(
-            "partials/_checkpoint.html", v.lang, chosen=choice, **_step_context(lab, v)
-        ),
+        lambda: _render("partials/answered.html", v.lang, chosen=choice, **_step_context(lab, v)),
     )
 
 
