@@ -404,3 +404,34 @@ def test_an_open_question_keeps_the_next_model_request_out_of_the_output_view(op
     assert "orders__search_invoices" in output.aria_snapshot()
     assert axe_problems(page) == []
     assert page.errors == []
+
+
+def test_at_a_question_focus_goes_to_the_question_and_space_neither_answers_nor_plays(
+    open_page,
+):
+    page = open_page("/scenario/pagination?lang=en")
+    connected(page)
+    question = int(page.locator("#timeline .has-q").first.get_attribute("id").removeprefix("mark-"))
+    page.goto(f"/scenario/pagination?step={question}&lang=en")  # the step before the question
+    connected(page)
+    page.keyboard.press("ArrowRight")
+    at_step(page, question)
+    expect(page.locator("#question")).to_be_focused()
+    expect(page.locator("#question")).to_have_attribute("tabindex", "-1")
+    page.keyboard.press("Space")
+    page.keyboard.press("Space")
+    page.wait_for_timeout(900)  # two autoplay beats at the live server's pace
+    expect(page.locator("#feedback")).to_have_count(0)
+    expect(page.locator("#checkpoint")).to_have_attribute("data-state", "open")
+    expect(page.locator("#btn-play")).to_have_attribute("aria-pressed", "false")
+    expect(page.locator("#checkpoint .choice[aria-pressed=true]")).to_have_count(0)
+    at_step(page, question)
+    shot(page, "question-focused-en-wide")
+    page.keyboard.press("Tab")  # the choices come next, and answering is deliberate
+    expect(page.locator("#choice-0")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator("#feedback")).to_be_visible()
+    expect(page.locator("#checkpoint")).to_have_attribute("data-state", "answered")
+    page.keyboard.press("ArrowRight")
+    at_step(page, question + 1)
+    assert page.errors == []

@@ -375,3 +375,10 @@ def test_answering_sends_the_output_preview_the_open_question_hid(ctx: Flask):
     assert all(name in seen for name in tools) and f"next request ({len(tools)})" in seen
     assert "Answer the question" not in seen
     assert all(name in shown(output_panel(ws.sent[2])) for name in tools)  # still, in Chinese
+
+
+def test_play_at_an_open_question_is_refused_and_nothing_moves(ctx: Flask):
+    ws, v, pacer = run(ctx, cmd("goto", step=1), cmd("play"), None, cmd("answer", choice=1))
+    assert alerts(ws) == ["⚠ Answer the question first, then the next step appears."]
+    assert not pacer.playing and v.step == 1
+    assert ws.timeouts == [None, None, None, None, None]  # never waited for an autoplay beat

@@ -131,6 +131,8 @@ def apply(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> list[str]:
     if name == "play":
         if v.step == len(lab.trace(v.sid, v.version, v.transport)) - 1:
             v.step = 0
+        if _blocked(lab, v):
+            raise Refused(gettext("Answer the question first, then the next step appears."))
         pacer.play()
         return [step_html(lab, v), session_html(v, pacer)]
     if name == "pause":

@@ -15,6 +15,10 @@
   var jumped = false;
 
   function $(id) { return document.getElementById(id); }
+  function questionOpen() {
+    var checkpoint = $("checkpoint");
+    return !!checkpoint && checkpoint.dataset.state === "open" && !!$("question");
+  }
   var quiet = null;
   function say(key, fleeting) {
     var head = $("masthead");
@@ -51,9 +55,11 @@
     document.documentElement.lang = d.lang;
     document.title = d.title;
     document.cookie = "lang=" + d.lang + "; path=/; max-age=31536000; samesite=lax";
-    if (lastStep !== null && d.step !== lastStep && d.checkpoint === "open") {
-      var choice = $("choice-0");
-      if (choice && !$("feedback")) choice.focus({ preventScroll: true });
+    /* A question that opens takes the focus on its heading, not on a choice: a key meant for
+       the player (Space) must not answer it. */
+    if (lastStep !== null && d.step !== lastStep && questionOpen()) {
+      $("question").focus({ preventScroll: true });
+      $("question").scrollIntoView({ block: "nearest" });
     }
     if (lastView !== null && view !== lastView) {
       var panel = $("panel-" + view);
@@ -118,7 +124,8 @@
   });
   window.addEventListener("pagehide", function () { leaving = true; });
 
-  /* Keyboard: ← → step, Space plays, Home/End, 1–4 views, ? the sheet. */
+  /* Keyboard: ← → step, Space plays (not while a question is open: it waits for an answer,
+     which only a choice of the student's own gives), Home/End, 1–4 views, ? the sheet. */
   function click(el) { if (el && el.getAttribute("aria-disabled") !== "true") el.click(); }
   var VIEWS = ["overview", "transport", "transform", "output"];
   document.addEventListener("keydown", function (event) {
@@ -131,7 +138,7 @@
     else if (key === "ArrowLeft") click($("btn-prev"));
     else if (key === "Home") click(document.querySelector("#timeline .mark"));
     else if (key === "End") click(document.querySelector("#timeline li:last-child .mark"));
-    else if (key === " " && !control) click($("btn-play"));
+    else if (key === " " && !control) { if (!questionOpen()) click($("btn-play")); }
     else if (key >= "1" && key <= "4") click($("tab-" + VIEWS[Number(key) - 1]));
     else if (key === "?") $("shortcuts").showModal();
     else return;
