@@ -16,6 +16,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright
 
+from app import create_app
+from app.web.render import open_viewer
+
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -435,3 +438,80 @@ def test_at_a_question_focus_goes_to_the_question_and_space_neither_answers_nor_
     page.keyboard.press("ArrowRight")
     at_step(page, question + 1)
     assert page.errors == []
+
+
+OVERFLOWS = """() => {
+  const out = [];
+  document.querySelectorAll("#panel-overview g.actor, #panel-overview g.badge").forEach((g) => {
+    const box = g.querySelector(":scope > rect").getBBox();
+    g.querySelectorAll(":scope > text").forEach((t) => {
+      const b = t.getBBox();
+      if (b.x < box.x + 2 || b.x + b.width > box.x + box.width - 2) out.push(t.textContent.trim());
+    });
+  });
+  return out;
+}"""
+
+
+def crowded_steps() -> list[dict]:
+    """Real steps of list-changed-add with every count at two digits, a long user name and each
+    client phase: the longest the overview's boxes have to hold."""
+    import copy
+
+    from tests.conftest import default_engine
+
+    app = create_app({"LAB_ENGINE": default_engine()})
+    trace = app.extensions["lab"].trace("list-changed-add", "2025-11-25", "stdio")
+    steps = []
+    for phase in ("new", "probing", "initializing", "ready", "failed"):
+        step = copy.deepcopy(trace[-1])
+        state = step["state"]
+        tool = state["model"]["tools"][0]
+        state["model"]["tools"] = [tool] * 22
+        state["model"]["requests"] = 24
+        state["host"]["tools"] = state["host"]["tools"][:1] * 23
+        state["host"]["user"] = "margarita.ivanovna"
+        for server in state["servers"].values():
+            server["tools"] = server["tools"][:1] * 24
+        for client in state["clients"].values():
+            client["phase"], client["protocolVersion"] = phase, "2025-11-25"
+        # long ids and names are cut short with an ellipsis, in every language
+        for part in ("servers", "clients"):
+            (only,) = state[part].values()
+            state[part] = {"warehouse-inventory": only}
+        state["servers"]["warehouse-inventory"]["name"] = "Warehouse Inventory Server"
+        step["from"] = step["to"] = "host"
+        steps.append(step)
+    return steps
+
+
+def overview_html(steps: list[dict], index: int, lang: str) -> str:
+    from app.web import views
+    from app.web.render import _render
+    from tests.conftest import default_engine
+
+    app = create_app({"LAB_ENGINE": default_engine()})
+    scenario = app.extensions["lab"].scenario("list-changed-add")
+    v = open_viewer(scenario, {"transport": "stdio"}, lang)
+    with app.test_request_context():
+        return _render(
+            "partials/_overview.html",
+            lang,
+            **views.step_context(steps, index),
+            scenario=scenario,
+            v=v,
+        )
+
+
+@pytest.mark.parametrize("lang", ["en", "zh", "ru"])
+def test_every_line_of_the_overview_fits_inside_its_box(open_page, live_server, lang):
+    page = open_page(f"/scenario/list-changed-add?step=18&lang={lang}&version=2025-11-25")
+    connected(page)
+    assert page.evaluate(OVERFLOWS) == []
+    page.locator("#panel-overview").screenshot(path=str(ARTIFACTS / f"overview-{lang}.png"))
+    steps = crowded_steps()
+    css = f'<link rel="stylesheet" href="{live_server}/static/css/lab.css">'
+    for i in range(len(steps)):
+        page.set_content(f'{css}<div class="lab">{overview_html(steps, i, lang)}</div>')
+        assert page.evaluate(OVERFLOWS) == [], steps[i]["state"]["clients"]
+    page.locator("#panel-overview").screenshot(path=str(ARTIFACTS / f"overview-crowded-{lang}.png"))

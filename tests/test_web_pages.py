@@ -434,3 +434,56 @@ def test_an_open_question_hides_the_next_model_request_that_answers_it(client, a
     panel = output_panel(client.get(f"/scenario/list-changed-add?{query}").get_data(as_text=True))
     assert all(name in shown(panel) for name in added)
     assert "Answer the question" not in panel
+
+
+def stage_lines(page: str) -> dict[str, list[str]]:
+    """The small lines (class "sub") in the overview's actor boxes, by the box's role."""
+    lines: dict[str, list[str]] = {}
+    for box in re.split(r'(?=<g class="actor)', page)[1:]:
+        role = re.match(r'<g class="actor[^"]*a-(\w+)"', box).group(1)
+        found = re.findall(r'<text class="sub"[^>]*>(.*?)</text>', box.split("</g>")[0], re.S)
+        lines.setdefault(role, []).extend(text(t).strip() for t in found)
+    return lines
+
+
+@pytest.mark.parametrize(
+    ("lang", "model", "agent", "server", "phase"),
+    [
+        ("en", ["2 tools offered", "1 request"], "2 tools known", "3 tools", "ready"),
+        ("zh", ["提供了 2 个工具", "1 次请求"], "已知 2 个工具", "3 个工具", "就绪"),
+        ("ru", ["2 инструмента", "1 запрос"], "2 инструмента", "3 инструмента", "готов"),
+    ],
+)
+def test_the_overview_counts_with_plural_forms_and_names_the_client_phase_in_the_language(
+    client: FlaskClient, app, lang, model, agent, server, phase
+):
+    trace = app.extensions["lab"].trace("list-changed-add", "2025-11-25", "stdio")
+    step = next(
+        s
+        for s in trace
+        if s["state"]["model"]["requests"] == 1
+        and len(s["state"]["model"]["tools"]) == 2
+        and len(s["state"]["servers"]["orders"]["tools"]) == 3
+    )
+    query = f"step={step['index'] + 1}&version=2025-11-25&transport=stdio&lang={lang}"
+    lines = stage_lines(
+        client.get(f"/scenario/list-changed-add/step?{query}").get_data(as_text=True)
+    )
+    assert lines["model"] == model
+    assert lines["host"][0] == agent
+    assert lines["server"] == [server]
+    assert lines["client"] == [f"{phase} · 2025-11-25"]
+
+
+@pytest.mark.parametrize("lang", ["zh", "ru"])
+def test_no_client_phase_shows_untranslated(client: FlaskClient, app, lang):
+    raw = ("new", "probing", "initializing", "ready", "failed")
+    seen = set()
+    for version in ("2025-11-25", "2026-07-28"):
+        trace = app.extensions["lab"].trace("handshake", version, "http")
+        for s in trace[:8]:
+            query = f"step={s['index'] + 1}&version={version}&transport=http&lang={lang}"
+            page = client.get(f"/scenario/handshake/step?{query}").get_data(as_text=True)
+            for line in stage_lines(page)["client"]:  # "phase · version" of each client
+                seen.add(line.split(" · ")[0])
+    assert len(seen) >= 3 and not seen & set(raw), seen

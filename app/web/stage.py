@@ -39,14 +39,14 @@ def layout(state: dict[str, Any]) -> dict[str, Any]:
     ids = list(dict.fromkeys([*state.get("servers", {}), *state.get("clients", {})])) or ["?"]
     height = TOP + ROW * len(ids) + 6
     boxes = {
-        "model": _box("model", 28, 14, 200),
-        "host": _box("host", 28, TOP + (ROW * len(ids) - BOX_H) // 2 - 14, 200),
+        "model": _box("model", 28, 14, 220),
+        "host": _box("host", 28, TOP + (ROW * len(ids) - BOX_H) // 2 - 14, 220),
     }
     edges = [("host", "model")]
     for i, sid in enumerate(ids):
         y = TOP + i * ROW
         server = state.get("servers", {}).get(sid) or {}
-        boxes[f"client:{sid}"] = _box(f"client:{sid}", 330, y, 240, sid)
+        boxes[f"client:{sid}"] = _box(f"client:{sid}", 330, y, 250, sid)
         boxes[f"server:{sid}"] = _box(f"server:{sid}", 770, y, 220, str(server.get("name") or sid))
         edges += [("host", f"client:{sid}"), (f"client:{sid}", f"server:{sid}")]
     return {
