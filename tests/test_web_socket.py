@@ -382,3 +382,13 @@ def test_play_at_an_open_question_is_refused_and_nothing_moves(ctx: Flask):
     assert alerts(ws) == ["⚠ Answer the question first, then the next step appears."]
     assert not pacer.playing and v.step == 1
     assert ws.timeouts == [None, None, None, None, None]  # never waited for an autoplay beat
+
+
+@pytest.mark.parametrize("lab_engine", [None])  # handshake asks its first question at step 1
+def test_play_from_the_end_starts_over_and_waits_at_an_opening_question(ctx: Flask):
+    trace = ctx.extensions["lab"].trace("handshake", "2026-07-28", "stdio")
+    assert trace[0]["checkpoint"]
+    query = {"version": "2026-07-28", "transport": "stdio", "step": str(len(trace))}
+    ws, v = run_on(ctx, "handshake", cmd("play"), None, query=query)
+    assert steps_seen(ws) == [0] and v.step == 0
+    assert alerts(ws) == [] and 'aria-pressed="false"' in ws.sent[-1]

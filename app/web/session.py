@@ -129,9 +129,12 @@ def apply(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> list[str]:
         v.answered.clear()
         return _move(lab, v, pacer, 0)
     if name == "play":
-        if v.step == len(lab.trace(v.sid, v.version, v.transport)) - 1:
+        again = v.step == len(lab.trace(v.sid, v.version, v.transport)) - 1
+        if again:  # from the end, play starts over
             v.step = 0
         if _blocked(lab, v):
+            if again:  # the first step asks a question: show it, and wait for the answer
+                return [step_html(lab, v), session_html(v, pacer)]
             raise Refused(gettext("Answer the question first, then the next step appears."))
         pacer.play()
         return [step_html(lab, v), session_html(v, pacer)]
