@@ -14,6 +14,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.engine.scenario import ScenarioError
+
 HOSTILE_NAME = '<img src=x onerror="alert(1)">𝔘\x07'
 LONG = "A" * 10_000
 
@@ -34,15 +36,8 @@ class FakeScenario:
     path: str = ""
 
 
-@dataclass
-class FakeError:
-    file: str
-    line: int
-    field: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.field}: {self.message}"
+# Errors look exactly like the engine's: the same dataclass.
+FakeError = ScenarioError
 
 
 @dataclass

@@ -16,6 +16,20 @@ def tools(*names: str, schema: dict[str, Any] | None = None) -> tuple[dict[str, 
     )
 
 
+def initialize_request(version: str, request_id: int = 1) -> dict[str, Any]:
+    """A legacy client's opening request, as the lab's own client would send it."""
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "c", "version": "1"},
+        },
+    }
+
+
 class Pair:
     def __init__(self, version: str, server: ServerConfig, **client: Any):
         self.clock = ManualClock()

@@ -5,18 +5,10 @@ from __future__ import annotations
 import pytest
 
 from app.mcp import framing
+from tests.pair import initialize_request
 
 MESSAGES = [
-    {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "c", "version": "1"},
-        },
-    },
+    initialize_request("2025-06-18"),
     {"jsonrpc": "2.0", "method": "notifications/initialized"},
     {"jsonrpc": "2.0", "id": "a-1", "method": "tools/list", "params": {"cursor": ""}},
     {

@@ -6,7 +6,7 @@ import pytest
 
 from app.mcp import versions
 from app.mcp.server import MCPServer, ServerConfig, ServerPhase, shape_tool
-from tests.pair import tools
+from tests.pair import initialize_request, tools
 
 META = {
     versions.META_VERSION: "2026-07-28",
@@ -42,30 +42,8 @@ def list_page(server: MCPServer, cursor: str | None = None, request_id: int = 2)
 
 def test_server_echoes_a_supported_version_and_counter_offers_otherwise():
     old = MCPServer(ServerConfig("old", supported_versions=("2024-11-05", "2025-03-26")))
-    [echo] = MCPServer(ServerConfig("any")).receive(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "c", "version": "1"},
-            },
-        }
-    )
-    [counter] = old.receive(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "c", "version": "1"},
-            },
-        }
-    )
+    [echo] = MCPServer(ServerConfig("any")).receive(initialize_request("2025-06-18"))
+    [counter] = old.receive(initialize_request("2025-11-25"))
     assert echo["result"]["protocolVersion"] == "2025-06-18"
     assert counter["result"]["protocolVersion"] == "2025-03-26"
     assert "error" not in counter
