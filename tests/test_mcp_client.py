@@ -203,3 +203,68 @@ def test_a_rejected_stale_cursor_makes_the_client_restart_from_page_one_once():
     restart = [e for e in pair.events if e.kind == "gather-start"][-1]
     assert restart.detail["reason"] == "cursor rejected"
     assert [t["name"] for t in pair.client.cache.tools] == [*"abcdefg", "h"]
+
+
+HEADER_TOOLS = (
+    {
+        "name": "execute_sql",
+        "description": "Execute SQL",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
+        },
+    },
+    {
+        "name": "average",
+        "description": "A number cannot be mirrored",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"x": {"type": "number", "x-mcp-header": "X"}},
+        },
+    },
+    {
+        "name": "tag",
+        "description": "An annotation inside items is not statically reachable",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "tags": {"type": "array", "items": {"type": "string", "x-mcp-header": "Tag"}}
+            },
+        },
+    },
+)
+
+
+def header_pair(version: str, *, http: bool) -> Pair:
+    config = ServerConfig("s", tools=HEADER_TOOLS, page_size=2)
+    pair = Pair(version, config, http=http).connect()
+    pair.send(pair.client.list_tools())
+    pair.settle()
+    return pair
+
+
+def test_on_modern_http_tools_with_invalid_annotations_are_left_out_with_a_warning():
+    pair = header_pair("2026-07-28", http=True)
+    assert [t["name"] for t in pair.client.cache.tools] == ["execute_sql"]
+    dropped = [e.detail for e in pair.events if e.kind == "tool-dropped"]
+    assert [d["name"] for d in dropped] == ["average", "tag"]
+    assert "number" in dropped[0]["reason"] and "/items: " in dropped[1]["reason"]
+    published = next(e.detail for e in pair.events if e.kind == "published")
+    assert published["count"] == 1 and published["added"] == ["execute_sql"]
+
+
+@pytest.mark.parametrize(
+    ("version", "http"), [("2026-07-28", False), ("2025-11-25", True), ("2025-06-18", True)]
+)
+def test_stdio_and_legacy_versions_ignore_the_annotations(version, http):
+    pair = header_pair(version, http=http)
+    assert [t["name"] for t in pair.client.cache.tools] == ["execute_sql", "average", "tag"]
+    assert "tool-dropped" not in pair.kinds()
+
+
+def test_a_modern_client_that_fell_back_to_legacy_keeps_every_tool():
+    config = ServerConfig("s", tools=HEADER_TOOLS, supported_versions=("2025-11-25",))
+    pair = Pair("2026-07-28", config, http=True).connect()
+    pair.send(pair.client.list_tools())
+    pair.settle()
+    assert pair.client.era is versions.Era.LEGACY and len(pair.client.cache.tools) == 3

@@ -31,6 +31,7 @@ _FOLLOW_UPS = {
     "page-cap": "ev.page-cap",
     "call-retry": "ev.call-retry",
     "call-abandoned": "ev.call-abandoned",
+    "tool-dropped": "ev.tool-dropped",
 }
 
 
@@ -223,6 +224,10 @@ def console_line(sid: str, event: Event) -> str | None:
             f"[{sid}] {d.get('name')} rejected: {d.get('code')} {d.get('message')}"
         ),
         "call-retry": lambda: f"[{sid}] retrying {d.get('name')}",
+        "tool-dropped": lambda: (
+            f"[{sid}] warning: tool {d.get('name')} left out: invalid x-mcp-header"
+            f" ({d.get('reason')})"
+        ),
         "call-abandoned": lambda: f"[{sid}] {d.get('name')} unavailable: reported to the agent",
         "listen-acknowledged": lambda: (
             f"[{sid}] listening for {_json(sorted(d.get('notifications', {})))}"

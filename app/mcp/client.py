@@ -6,7 +6,8 @@ a legacy server), gathers every page of tools/list before it swaps its cached li
 refuses a repeated cursor, serves cache hits while the TTL on the injected clock lasts (the
 server's ttlMs in the modern era), re-lists from page 1 on list_changed, refreshes once more when
 a notification arrives mid-refresh, drops responses from an abandoned gather by generation
-number, and re-discovers once when a tools/call names a tool the server no longer has.
+number, re-discovers once when a tools/call names a tool the server no longer has, and on
+Streamable HTTP in the modern era leaves out tools with invalid x-mcp-header annotations.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from . import jsonrpc, versions
+from . import jsonrpc, params, versions
 from .clock import Clock
 from .jsonrpc import Message, RequestId
 from .versions import Era
@@ -63,6 +64,7 @@ class ClientConfig:
     listen: bool = True
     probe_discover: bool = True
     max_pages: int = 100
+    http: bool = False  # on Streamable HTTP, where x-mcp-header annotations bind (2026-07-28)
 
 
 def schema_hash(tool: dict[str, Any]) -> str:
@@ -432,6 +434,8 @@ class MCPClient:
                 )
             )
         elif g.generation > self.cache.generation:  # an older gather never overwrites a newer one
+            if self.era is Era.MODERN and self.config.http:
+                new_tools = self._drop_invalid_headers(new_tools, out)
             changes = diff_tools(self.cache.tools if self.cache.generation else [], new_tools)
             ttl = g.ttl_ms if self.era is Era.MODERN else self.config.cache_ttl_ms
             self.cache = Cache(
@@ -459,6 +463,22 @@ class MCPClient:
         elif self._awaiting_rediscovery:
             out.extend(self._retry_calls())
         return out
+
+    def _drop_invalid_headers(
+        self, tools: list[dict[str, Any]], out: Output
+    ) -> list[dict[str, Any]]:
+        """A client on Streamable HTTP MUST leave out a tool whose x-mcp-header annotations are
+        invalid (and SHOULD warn), so one bad definition does not cost the other tools."""
+        kept = []
+        for tool in tools:
+            reasons = params.invalid_header_params(tool.get("inputSchema"))
+            if reasons:
+                out.events.append(
+                    Event("tool-dropped", {"name": tool.get("name"), "reason": "; ".join(reasons)})
+                )
+            else:
+                kept.append(tool)
+        return kept
 
     def _page_error(self, pending: _Pending, err: dict[str, Any]) -> Output:
         g = self.gathering
