@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.mcp import framing
+from app.mcp.schemas import check_message
 from tests.pair import initialize_request
 
 MESSAGES = [
@@ -184,3 +185,92 @@ def test_the_session_header_is_spelled_by_the_version_the_server_negotiated():
         link.server_message(result, answers="initialize").text
     )
     assert "Mcp-Session-Id" in headers and "MCP-Session-Id" not in headers
+
+
+SQL_TOOL = {
+    "name": "execute_sql",
+    "inputSchema": {
+        "type": "object",
+        "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "query": {"type": "string"},
+        },
+        "required": ["region", "query"],
+    },
+}
+
+
+def _sql_call(arguments: dict[str, object]) -> dict[str, object]:
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    params = {"name": "execute_sql", "arguments": arguments, "_meta": meta}
+    return {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+
+
+def _header_lines(text: str) -> list[str]:
+    return text.split("\r\n\r\n")[0].split("\r\n")[1:]
+
+
+def test_modern_tools_call_mirrors_annotated_arguments_after_mcp_name():
+    # the spec's example: Mcp-Param-Region: us-west1, right after Mcp-Name
+    call = _sql_call({"region": "us-west1", "query": "SELECT * FROM users"})
+    frame = framing.HttpLink("db", "2026-07-28").client_message(call, SQL_TOOL)
+    lines = _header_lines(frame.text)
+    at = lines.index("Mcp-Name: execute_sql")
+    assert lines[at + 1] == "Mcp-Param-Region: us-west1"
+    _, _, body = framing.parse_http_request(frame.text)
+    assert body == call
+    assert check_message(body, "2026-07-28", sender="client") == []
+
+
+def test_param_headers_are_encoded_and_omitted_when_absent_or_null():
+    link = framing.HttpLink("db", "2026-07-28")
+    _, headers, _ = framing.parse_http_request(
+        link.client_message(_sql_call({"region": "東京", "query": "q"}), SQL_TOOL).text
+    )
+    assert framing.read_header_value(headers["Mcp-Param-Region"]) == "東京"
+    assert headers["Mcp-Param-Region"].startswith("=?base64?")
+    for arguments in ({"query": "q"}, {"region": None, "query": "q"}):
+        _, headers, _ = framing.parse_http_request(
+            link.client_message(_sql_call(arguments), SQL_TOOL).text
+        )
+        assert not any(h.startswith("Mcp-Param-") for h in headers)
+
+
+@pytest.mark.parametrize("version", ["2025-03-26", "2025-06-18", "2025-11-25"])
+def test_legacy_http_sends_no_param_headers(version):
+    link = framing.HttpLink("db", version)
+    link.negotiated = True
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
+    call["params"] = {"name": "execute_sql", "arguments": {"region": "us-west1"}}
+    _, headers, _ = framing.parse_http_request(link.client_message(call, SQL_TOOL).text)
+    assert not any(h.startswith("Mcp-") and h != "Mcp-Session-Id" for h in headers)
+
+
+def test_a_tool_with_an_invalid_annotation_is_never_framed():
+    bad = {
+        "name": "execute_sql",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"region": {"type": "string", "x-mcp-header": "X\r\nEvil"}},
+        },
+    }
+    with pytest.raises(ValueError, match="control characters"):
+        framing.HttpLink("db", "2026-07-28").client_message(_sql_call({"region": "a"}), bad)
+
+
+def test_a_tools_list_result_with_annotations_is_schema_valid():
+    result = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "result": {
+            "resultType": "complete",
+            "tools": [SQL_TOOL],
+            "ttlMs": 0,
+            "cacheScope": "public",
+        },
+    }
+    assert check_message(result, "2026-07-28", sender="server", request_method="tools/list") == []

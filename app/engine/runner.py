@@ -92,6 +92,7 @@ class Runner:
                     listen=client_cfg.get("listen", True),
                     probe_discover=client_cfg.get("probe", True),
                     max_pages=client_cfg.get("maxPages", 100),
+                    http=transport == "http",
                 ),
                 self.clock,
             )
@@ -225,7 +226,14 @@ class Runner:
         link.version = client.version
         link.negotiated = client.phase is ClientPhase.READY
         if env.from_client:
-            return link.client_message(env.message)
+            params = env.message.get("params") or {}
+            tool = None
+            if env.message.get("method") == "tools/call":
+                # the definition the client holds decides the Mcp-Param-* headers
+                tool = next(
+                    (t for t in client.cache.tools if t["name"] == params.get("name")), None
+                )
+            return link.client_message(env.message, tool)
         return link.server_message(
             env.message,
             answers=answers,

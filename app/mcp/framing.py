@@ -176,8 +176,14 @@ class HttpLink:
             return [(header, self.session_id)]
         return []
 
-    def client_message(self, message: Message) -> Frame:
-        """A client's POST. Notifications and responses are answered 202 with no body."""
+    def client_message(self, message: Message, tool: dict[str, Any] | None = None) -> Frame:
+        """A client's POST. Notifications and responses are answered 202 with no body.
+
+        `tool` is the client's definition of the tool a tools/call names: in the modern era its
+        `x-mcp-header` annotations add Mcp-Param-* headers after Mcp-Name (see params).
+        """
+        from .params import param_headers  # params encodes with header_value from this module
+
         body = encode_json(message)
         method = message.get("method")
         headers = [
@@ -196,6 +202,9 @@ class HttpLink:
             name = (message.get("params") or {}).get("name")
             if method in ("tools/call", "prompts/get") and isinstance(name, str):
                 headers.append(("Mcp-Name", header_value(name)))
+            if method == "tools/call" and tool is not None:
+                arguments = (message.get("params") or {}).get("arguments") or {}
+                headers += param_headers(tool.get("inputSchema"), arguments)
         elif self.negotiated and versions.sends_version_header(self.version):
             headers.append(("MCP-Protocol-Version", self.version))
         headers += self._session_headers()
