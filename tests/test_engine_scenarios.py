@@ -208,3 +208,54 @@ def test_every_verb_the_schema_accepts_has_an_action_and_no_more():
     from app.engine.scenario import ACTION_VERBS
 
     assert set(VERBS) == set(ACTION_VERBS)
+
+
+def _with_header_tools(data):
+    del data["expect"]  # the model gets more tools than the lesson promises
+    sql = {
+        "name": "execute_sql",
+        "description": "Run SQL in a region.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "query": {"type": "string"},
+            },
+        },
+    }
+    average = {
+        "name": "average",
+        "description": "A number cannot be mirrored.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"x": {"type": "number", "x-mcp-header": "X"}},
+        },
+    }
+    data["script"] += [
+        {"server_change": "files", "add": [sql, average]},
+        {"model_request": "Query Tokyo"},
+        {
+            "call_tool": "files__execute_sql",
+            "arguments": {"region": "東京", "query": "SELECT 1"},
+        },
+    ]
+
+
+@pytest.mark.parametrize("transport", ["http", "stdio"])
+def test_the_runner_mirrors_x_mcp_header_on_http_and_drops_invalid_tools(transport):
+    scenario = _edited(LIBRARY.scenarios["eras"], _with_header_tools)
+    trace = run_trace(scenario, "2026-07-28", transport)
+    model_tools = trace[-1]["state"]["model"]["tools"]
+    names = {t["name"] for t in model_tools}
+    assert "files__execute_sql" in names
+    assert ("files__average" in names) == (transport == "stdio")
+    dropped = [e for s in trace for e in s["events"] if e["kind"] == "tool-dropped"]
+    assert [e["name"] for e in dropped] == (["average"] if transport == "http" else [])
+    if transport == "http":
+        step = next(s for s in trace if any(e["kind"] == "tool-dropped" for e in s["events"]))
+        assert "x-mcp-header" in step["narration"]["en"] and "average" in step["narration"]["ru"]
+        assert any("average left out" in line for line in trace[-1]["state"]["console"])
+    call = next(s for s in trace if s["kind"] == "request" and s["method"] == "tools/call")
+    mirrored = "Mcp-Param-Region: =?base64?5p2x5Lqs?=\r\n"
+    assert (mirrored in call["frame"]) == (transport == "http")
+    assert check_trace(scenario, trace) == []
