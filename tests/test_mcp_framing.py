@@ -274,3 +274,15 @@ def test_a_tools_list_result_with_annotations_is_schema_valid():
         },
     }
     assert check_message(result, "2026-07-28", sender="server", request_method="tools/list") == []
+
+
+def test_resources_read_names_its_uri_in_mcp_name():
+    link = framing.HttpLink("files", "2026-07-28")
+    read = {
+        "jsonrpc": "2.0",
+        "id": 4,
+        "method": "resources/read",
+        "params": {"uri": "file:///projects/myapp/config.json"},
+    }
+    _, headers, _ = framing.parse_http_request(link.client_message(read).text)
+    assert headers["Mcp-Name"] == "file:///projects/myapp/config.json"

@@ -199,8 +199,10 @@ class HttpLink:
                 ("MCP-Protocol-Version", str(meta.get(versions.META_VERSION, self.version)))
             )
             headers.append(("Mcp-Method", str(method)))
-            name = (message.get("params") or {}).get("name")
-            if method in ("tools/call", "prompts/get") and isinstance(name, str):
+            params = message.get("params") or {}
+            # Mcp-Name mirrors params.name (tools/call, prompts/get) or params.uri (resources/read).
+            name = params.get("uri") if method == "resources/read" else params.get("name")
+            if method in ("tools/call", "prompts/get", "resources/read") and isinstance(name, str):
                 headers.append(("Mcp-Name", header_value(name)))
             if method == "tools/call" and tool is not None:
                 arguments = (message.get("params") or {}).get("arguments") or {}
