@@ -44,10 +44,12 @@ def count(trace: list[dict[str, Any]], key: str) -> int:
     )
 
 
-def expectation_for(scenario: Scenario, era: str) -> dict[str, Any]:
+def expectation_for(scenario: Scenario, era: str, transport: str = "stdio") -> dict[str, Any]:
+    """The common expectations with the era's and then the transport's keys laid over them."""
     expect = dict(scenario.data.get("expect", {}))
-    specific = expect.pop("legacy", {}), expect.pop("modern", {})
-    return {**expect, **(specific[0] if era == "legacy" else specific[1])}
+    by_era = {"legacy": expect.pop("legacy", {}), "modern": expect.pop("modern", {})}
+    by_transport = {"stdio": expect.pop("stdio", {}), "http": expect.pop("http", {})}
+    return {**expect, **by_era[era], **by_transport[transport]}
 
 
 def check_trace(scenario: Scenario, trace: list[dict[str, Any]]) -> list[tuple[list[Any], str]]:
@@ -88,7 +90,7 @@ def check_trace(scenario: Scenario, trace: list[dict[str, Any]]) -> list[tuple[l
         problems.append(
             (["script"], f"only {len(asked)} checkpoint(s) {where}; at least {MIN_CHECKPOINTS}")
         )
-    expect = expectation_for(scenario, era)
+    expect = expectation_for(scenario, era, transport)
     final = [t["name"] for t in trace[-1]["state"]["model"]["tools"]]
     if "modelTools" in expect and final != expect["modelTools"]:
         problems.append((["expect", "modelTools"], f"the model got {final} {where}"))
