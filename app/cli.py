@@ -13,7 +13,13 @@ from typing import Any
 
 from app.engine.checks import check_scenario
 from app.engine.library import load_library
-from app.engine.scenario import Scenario, ScenarioInvalid, default_scenarios_dir, load_scenario
+from app.engine.scenario import (
+    Scenario,
+    ScenarioInvalid,
+    default_scenarios_dir,
+    load_scenario,
+    scenario_path,
+)
 from app.engine.textview import render_text
 from app.mcp import versions
 
@@ -71,13 +77,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _resolve(target: str) -> Scenario:
-    path = Path(target)
-    if path.suffix in (".yaml", ".yml") or path.exists():
-        return load_scenario(path)
-    candidate = default_scenarios_dir() / f"{target}.yaml"
-    if not candidate.exists():
-        raise SystemExit(f"mcp-lab: no scenario {target!r} (try `mcp-lab scenarios`)")
-    return load_scenario(candidate)
+    try:
+        return load_scenario(scenario_path(target))
+    except FileNotFoundError:
+        raise SystemExit(f"mcp-lab: no scenario {target!r} (try `mcp-lab scenarios`)") from None
 
 
 def cmd_trace(args: argparse.Namespace) -> int:

@@ -13,32 +13,20 @@ talks to here is the very server the lab visualises.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any, TextIO
 
 from app.engine.runner import server_config
-from app.engine.scenario import default_scenarios_dir, load_scenario
+from app.engine.scenario import load_scenario, scenario_path
 from app.mcp import jsonrpc
 from app.mcp.framing import encode_json
 from app.mcp.jsonrpc import Message
 from app.mcp.server import MCPServer
 
-__all__ = ["UnknownServer", "build_server", "scenario_path", "serve_stdio"]
+__all__ = ["UnknownServer", "build_server", "serve_stdio"]
 
 
 class UnknownServer(LookupError):
     """The scenario has no server with the requested id."""
-
-
-def scenario_path(scenario_id_or_path: str) -> Path:
-    """A scenario file named by path, or by id in the default scenarios folder."""
-    path = Path(scenario_id_or_path)
-    if path.suffix in (".yaml", ".yml") or path.exists():
-        return path
-    candidate = default_scenarios_dir() / f"{scenario_id_or_path}.yaml"
-    if not candidate.exists():
-        raise FileNotFoundError(f"no scenario {scenario_id_or_path!r}")
-    return candidate
 
 
 def build_server(scenario_id_or_path: str, server_id: str) -> MCPServer:

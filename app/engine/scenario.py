@@ -261,3 +261,15 @@ def load_scenario(path: str | Path) -> Scenario:
 def default_scenarios_dir() -> Path:
     """scenarios/ at the top of the repository."""
     return Path(__file__).resolve().parents[2] / "scenarios"
+
+
+def scenario_path(scenario_id_or_path: str) -> Path:
+    """A scenario file named by path, or by id in the default scenarios folder; raises
+    FileNotFoundError for an id that names no file."""
+    path = Path(scenario_id_or_path)
+    if path.suffix in (".yaml", ".yml") or path.exists():
+        return path
+    candidate = default_scenarios_dir() / f"{scenario_id_or_path}.yaml"
+    if not candidate.exists():
+        raise FileNotFoundError(f"no scenario {scenario_id_or_path!r}")
+    return candidate
