@@ -28,7 +28,7 @@ from simple_websocket import Client
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app import create_app  # noqa: E402
+from app.web.factory import create_app  # noqa: E402
 from app.web.render import open_viewer, step_html  # noqa: E402
 
 SCENARIO = "pagination"
@@ -49,7 +49,7 @@ def echo(ws):
 LabServer(app, options("127.0.0.1", {port}) | {{"accesslog": None}}).run()
 """
 LAB = """
-from app import create_app
+from app.web.factory import create_app
 from app.web.server import LabServer, options
 LabServer(create_app(), options("127.0.0.1", {port}) | {{"accesslog": None}}).run()
 """

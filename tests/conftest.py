@@ -18,7 +18,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from werkzeug.serving import make_server
 
-from app import create_app
+from app.web.factory import create_app
 from tests import fakelab
 
 

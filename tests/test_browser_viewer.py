@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright
 
-from app import create_app
+from app.web.factory import create_app
 from app.web.render import open_viewer
 
 pytestmark = pytest.mark.browser

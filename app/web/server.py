@@ -59,7 +59,7 @@ def options(host: str, port: int, threads: int = THREADS) -> dict[str, Any]:
 
 def serve(host: str, port: int) -> None:
     """Serve the lab on host:port until interrupted."""
-    from app import create_app
+    from app.web.factory import create_app
 
     print(f"MCP Discovery Lab on http://{host}:{port}  (gunicorn gthread, {THREADS} threads)")
     LabServer(create_app(), options(host, port)).run()

@@ -1,0 +1,49 @@
+"""The Flask application factory (as in Flask's tutorial), outside the package root.
+
+`create_app` reads configuration, binds the extensions created unbound in `app.web`
+(flask-sock, Flask-Babel, htmx-flask) and registers one blueprint per web module. It lives here,
+not in `app/__init__.py`, so that importing the sans-IO core (`app.mcp`) or the engine
+(`app.engine`), as `mcp-lab mcp-server` and `mcp-lab trace` do, loads no Flask or werkzeug.
+Templates live in the repository's `templates/` and assets in `static/`, next to the package,
+so the same tree serves `make run` and the tests. `flask --app app.web.factory run` finds it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """Build the lab's Flask app; `test_config` overrides the defaults (e.g. SCENARIOS_DIR)."""
+    app = Flask(
+        "app",
+        template_folder=str(ROOT / "templates"),
+        static_folder=str(ROOT / "static"),
+    )
+    app.config.from_mapping(
+        SCENARIOS_DIR=str(ROOT / "scenarios"),
+        # The engine, swappable for a stand-in in tests: an object with load_library and
+        # run_trace (None means app.engine.library / app.engine.runner).
+        LAB_ENGINE=None,
+        # Commands are tiny JSON objects; anything larger than this is refused with an error
+        # the user can read, and the connection stays open.
+        WS_MAX_COMMAND=4096,
+        # Hard limit enforced by simple-websocket itself: the socket is closed (1009).
+        SOCK_SERVER_OPTIONS={"max_message_size": 65536, "ping_interval": 25},
+        AUTOPLAY_MS=1600,
+        BABEL_DEFAULT_LOCALE="en",
+        SEND_FILE_MAX_AGE_DEFAULT=3600,
+    )
+    app.config.from_prefixed_env("LAB")
+    if test_config:
+        app.config.update(test_config)
+
+    from app import web
+
+    web.init_app(app)
+    return app
