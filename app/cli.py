@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from app.engine.checks import check_scenario
+from app.engine.jsonl import jsonl_lines
 from app.engine.library import load_library
 from app.engine.scenario import (
     Scenario,
@@ -105,9 +106,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
         return 2
     trace = run_trace(scenario, version, args.transport)
     if args.format == "jsonl":
-        sys.stdout.writelines(
-            json.dumps(step, ensure_ascii=False, separators=(",", ":")) + "\n" for step in trace
-        )
+        sys.stdout.writelines(jsonl_lines(trace))
     else:
         _print_lines(render_text(trace, args.lang, scenario))
     return 0

@@ -20,7 +20,7 @@ htmx = Htmx()
 
 def init_app(app: Flask) -> None:
     """Bind the extensions and register the blueprints of the web shell."""
-    from app.web import i18n, library, socket, text, viewer, views
+    from app.web import export, i18n, library, socket, text, viewer, views
     from app.web.lab import Lab
 
     babel.init_app(app, locale_selector=i18n.select_locale)
@@ -33,3 +33,4 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(library.bp)
     app.register_blueprint(viewer.bp)
     app.register_blueprint(socket.bp)
+    app.register_blueprint(export.bp)
