@@ -20,7 +20,7 @@ htmx = Htmx()
 
 def init_app(app: Flask) -> None:
     """Bind the extensions and register the blueprints of the web shell."""
-    from app.web import export, i18n, library, socket, text, viewer, views
+    from app.web import course, embed, export, i18n, library, socket, text, viewer, views
     from app.web.lab import Lab
 
     babel.init_app(app, locale_selector=i18n.select_locale)
@@ -28,9 +28,11 @@ def init_app(app: Flask) -> None:
     htmx.init_app(app)
     app.extensions["lab"] = Lab(app.config)
     text.init_app(app)
+    course.init_app(app)
     i18n.init_app(app)
     app.jinja_env.globals["http_flavour"] = views.http_flavour
     app.register_blueprint(library.bp)
     app.register_blueprint(viewer.bp)
     app.register_blueprint(socket.bp)
     app.register_blueprint(export.bp)
+    app.register_blueprint(embed.bp)

@@ -20,26 +20,20 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
+from flask import Blueprint, Response, current_app, render_template, url_for
 from flask_babel import force_locale, gettext
 
 from app.engine.jsonl import jsonl_lines
 from app.web import lesson
-from app.web.i18n import select_locale
-from app.web.render import Viewer, open_viewer
+from app.web.course import questions
+from app.web.render import Viewer
+from app.web.viewer import _viewer
 
 bp = Blueprint("export", __name__)
 
 # One Chromium at a time: a print takes a second of CPU, and a class clicking together must not
 # start thirty browsers on a two-core server.
 _printing = threading.BoundedSemaphore(1)
-
-
-def _viewer(sid: str) -> Viewer:
-    scenario = current_app.extensions["lab"].scenario(sid)
-    if scenario is None:
-        abort(404)
-    return open_viewer(scenario, request.args, select_locale())
 
 
 def _filename(v: Viewer, suffix: str) -> str:
@@ -57,14 +51,6 @@ def trace_jsonl(sid: str) -> Response:
             "Content-Disposition": f'attachment; filename="{_filename(v, ".jsonl")}"',
         },
     )
-
-
-def questions(trace: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The trace's checkpoints in order: {"n" (from 1), "step" (index), "checkpoint"}."""
-    asked = [s for s in trace if s.get("checkpoint")]
-    return [
-        {"n": n, "step": s["index"], "checkpoint": s["checkpoint"]} for n, s in enumerate(asked, 1)
-    ]
 
 
 def handout_html(v: Viewer, asset: Any = None) -> str:

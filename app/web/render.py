@@ -170,10 +170,10 @@ def feedback_html(lab: Lab, v: Viewer, choice: int) -> str:
     )
 
 
-def page_html(lab: Lab, v: Viewer, pacer: Pacer) -> str:
-    """The whole viewer page for a first visit or a deep link."""
+def page_html(lab: Lab, v: Viewer, pacer: Pacer, template: str = "viewer.html") -> str:
+    """The whole viewer page for a first visit or a deep link (or `template`, e.g. the embed)."""
     return _render(
-        "viewer.html",
+        template,
         v.lang,
         view=v.view,
         pacer=pacer,
