@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Browser, FrameLocator, Page, expect
 from werkzeug.serving import make_server
 
-from app import create_app
+from app.web.factory import create_app
 from tests.conftest import default_engine, free_port
 from tests.test_browser_course import browser  # noqa: F401  (the module's Chromium)
 
