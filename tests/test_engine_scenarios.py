@@ -172,7 +172,7 @@ def test_the_model_cannot_call_a_tool_it_was_never_given():
     trace = run_trace(_edited(stale, call_unseen), "2025-11-25", "stdio")
     assert "files/fresh" in [r["qualified"] for r in trace[-1]["state"]["host"]["tools"]]
     assert not any(s["method"] == "tools/call" for s in trace)
-    assert any("never given" in line for line in trace[-1]["state"]["console"])
+    assert any("never given" in line["en"] for line in trace[-1]["state"]["console"])
 
 
 def test_a_list_changed_from_a_server_that_never_declared_it_is_reported():
@@ -254,7 +254,7 @@ def test_the_runner_mirrors_x_mcp_header_on_http_and_drops_invalid_tools(transpo
     if transport == "http":
         step = next(s for s in trace if any(e["kind"] == "tool-dropped" for e in s["events"]))
         assert "x-mcp-header" in step["narration"]["en"] and "average" in step["narration"]["ru"]
-        assert any("average left out" in line for line in trace[-1]["state"]["console"])
+        assert any("average left out" in line["en"] for line in trace[-1]["state"]["console"])
     call = next(s for s in trace if s["kind"] == "request" and s["method"] == "tools/call")
     mirrored = "Mcp-Param-Region: =?base64?5p2x5Lqs?=\r\n"
     assert (mirrored in call["frame"]) == (transport == "http")

@@ -15,6 +15,8 @@ from app.mcp import versions
 from app.mcp.client import Event, diff_tools
 from app.mcp.host import PreparedCall
 
+from . import narration
+
 if TYPE_CHECKING:
     from .runner import Runner
 
@@ -95,8 +97,10 @@ def model_request(run: Runner, prompt: str, action: dict[str, Any]) -> None:
     tools = run.host.model_request(run.tool_snapshots())
     names = [t["name"] for t in tools]
     run.console.append(
-        f"model request #{run.host.model_requests}: {len(tools)} tools: "
-        + (", ".join(names) or "(none)")
+        narration.text(
+            "console.model-request",
+            {"number": run.host.model_requests, "count": len(tools), "names": names},
+        )
     )
     latest = sum(len(c.cache.tools) for c in run.clients.values())
     phrase = "model.request" if run.host.rebuild_every_request else "model.request-stale"
@@ -105,7 +109,12 @@ def model_request(run: Runner, prompt: str, action: dict[str, Any]) -> None:
         "host",
         "model",
         phrase=phrase,
-        params={"count": len(tools), "names": names, "cached": latest},
+        params={
+            "number": run.host.model_requests,
+            "count": len(tools),
+            "names": names,
+            "cached": latest,
+        },
     )
 
 
@@ -116,7 +125,7 @@ def advance_clock(run: Runner, ms: int, action: dict[str, Any]) -> None:
         "host",
         "host",
         phrase="clock.advance",
-        params={"seconds": seconds(ms)},
+        params={"seconds": seconds(ms), "total": seconds(run.clock.now_ms())},
     )
 
 
@@ -182,7 +191,7 @@ def prepare(run: Runner, model_name: str, action: dict[str, Any]) -> PreparedCal
     # name goes on to the access check, which refuses it with its own reason.
     ungiven = bool(run.host.model_requests) and model_name not in given
     if row is None or (ungiven and row["allowed"]):
-        run.console.append(f"host: the model named {model_name}, which it was never given")
+        run.console.append(narration.text("console.never-given", {"tool": model_name}))
         run.emit(
             "internal",
             "model",
@@ -201,7 +210,11 @@ def run_prepared(run: Runner, prepared: PreparedCall) -> None:
     problem = run.host.revalidate(prepared, snaps)
     if problem is not None:
         reason = problem.split(":")[0]
-        run.console.append(f"host refused {prepared.model_name}: {problem}")
+        run.console.append(
+            narration.text(
+                f"console.refused-{reason}", {"tool": prepared.model_name, "detail": problem}
+            )
+        )
         run.emit(
             "internal",
             "host",
@@ -226,7 +239,7 @@ def prepare_call(run: Runner, model_name: str, action: dict[str, Any]) -> None:
         return
     label = str(action.get("as", model_name))
     run.prepared[label] = prepared
-    run.console.append(f"model prepared a call to {model_name}")
+    run.console.append(narration.text("console.prepared", {"tool": model_name}))
     run.emit(
         "internal",
         "model",

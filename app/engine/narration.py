@@ -8,6 +8,7 @@ the way each language writes them; missing values show as a dash.
 from __future__ import annotations
 
 import json
+import string
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -19,8 +20,9 @@ from app.mcp.client import Event, MCPClient
 from app.mcp.jsonrpc import Message
 
 LANGUAGES = ("en", "zh", "ru")
-_LIST_SEPARATOR = {"en": ", ", "zh": "、", "ru": ", "}
 _BOOL = {"en": ("true", "false"), "zh": ("true", "false"), "ru": ("true", "false")}
+# How each language joins a list: "a, b and c", "a、b 和 c", "a, b и c".
+_LIST_JOIN = {"en": (", ", " and "), "zh": ("、", " 和 "), "ru": (", ", " и ")}
 
 # Events that add a sentence after the step's own phrase, and the phrase they use.
 _FOLLOW_UPS = {
@@ -36,33 +38,113 @@ _FOLLOW_UPS = {
 
 
 @cache
-def phrases() -> dict[str, dict[str, str]]:
+def phrases() -> dict[str, Any]:
     text = resources.files("app.engine").joinpath("phrases.yaml").read_text("utf-8")
-    data: dict[str, dict[str, str]] = yaml.safe_load(text)
+    data: dict[str, Any] = yaml.safe_load(text)
     return data
+
+
+def plural_category(lang: str, n: float) -> str:
+    """The CLDR plural category of n: English one/other, Russian one/few/many, Chinese other."""
+    if lang == "zh":
+        return "other"
+    if n != int(n):
+        return "other" if lang == "en" else "few"  # 1.5 tools, 1,5 инструмента
+    n = abs(int(n))
+    if lang == "en":
+        return "one" if n == 1 else "other"
+    if n % 10 == 1 and n % 100 != 11:
+        return "one"
+    if n % 10 in (2, 3, 4) and n % 100 not in (12, 13, 14):
+        return "few"
+    return "many"
+
+
+def _number(value: Any, lang: str) -> str:
+    text = str(value)
+    return text.replace(".", ",") if lang == "ru" else text
+
+
+class _Formatter(string.Formatter):
+    """`{count:tool}` writes the number with its noun in the right plural form ("1 tool",
+    "2 инструмента", "2 个工具"), from the `nouns` table of phrases.yaml."""
+
+    def __init__(self, lang: str):
+        self.lang = lang
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if not format_spec:
+            return str(value)
+        forms = phrases()["nouns"][format_spec][self.lang]
+        number = float(str(value).replace(",", "."))
+        if isinstance(forms, str):  # Chinese: a measure word and the noun
+            return f"{_number(value, self.lang)} {forms}"
+        word = forms.get(plural_category(self.lang, number)) or forms["other"]
+        return f"{_number(value, self.lang)} {word}"
+
+
+def join_list(items: list[Any] | tuple[Any, ...], lang: str) -> str:
+    """Items as a person writes them: "a", "a and b", "a, b and c" (、 and 和 in Chinese)."""
+    words = [str(i) for i in items]
+    comma, last = _LIST_JOIN[lang]
+    if len(words) <= 1:
+        return "".join(words)
+    return comma.join(words[:-1]) + last + words[-1]
 
 
 def _format_value(value: Any, lang: str) -> str:
     if isinstance(value, bool):
         return _BOOL[lang][0 if value else 1]
     if isinstance(value, list | tuple):
-        return _LIST_SEPARATOR[lang].join(map(str, value)) if value else "—"
-    if value is None or value == "":
-        return "—"
+        return join_list(value, lang)
+    if value is None:
+        return ""
     return str(value)
+
+
+def _template(entry: Any, lang: str, params: dict[str, Any]) -> str:
+    """A phrase's text in one language; a mapping of plural categories picks by `n`."""
+    text = entry.get(lang) or entry["en"]
+    if isinstance(text, dict):
+        n = next((params[k] for k in ("n", "count", "tools", "seconds") if k in params), 0)
+        if n == 0 and "zero" in text:
+            return str(text["zero"])
+        return str(text.get(plural_category(lang, float(n))) or text["other"])
+    return str(text)
+
+
+def _changes(params: dict[str, Any], lang: str) -> str:
+    """ "search_invoices was added and list_orders was removed": the non-empty parts only."""
+    parts = []
+    for what in ("added", "removed", "changed"):
+        names = params.get(what) or []
+        if names:
+            entry = phrases()[f"delta.{what}"]
+            values = {"names": join_list(names, lang), "n": len(names)}
+            parts.append(_template(entry, lang, values).format(**values))
+    if not parts:
+        return _template(phrases()["delta.none"], lang, {})
+    return "，".join(parts) if lang == "zh" else join_list(parts, lang)
 
 
 def _fill(key: str, params: dict[str, Any]) -> dict[str, str]:
     entry = phrases()[key]
     out = {}
     for lang in LANGUAGES:
-        template = entry.get(lang) or entry["en"]
+        template = _template(entry, lang, params)
         values = {k: _format_value(v, lang) for k, v in params.items()}
+        if "{changes}" in template:
+            values["changes"] = _changes(params, lang)
         try:
-            out[lang] = template.format(**values)
+            out[lang] = _Formatter(lang).format(template, **values)
         except (KeyError, IndexError) as exc:
             raise KeyError(f"phrase {key} ({lang}) needs {exc}") from None
     return out
+
+
+def text(key: str, params: dict[str, Any] | None = None) -> dict[str, str]:
+    """One phrase of phrases.yaml in every language (a console line, a host message)."""
+    return _fill(key, params or {})
 
 
 def render(key: str, params: dict[str, Any], events: list[Event]) -> dict[str, str]:
@@ -81,12 +163,22 @@ def render(key: str, params: dict[str, Any], events: list[Event]) -> dict[str, s
             follow = "ev.cursor-restart"
         if follow is None:
             continue
+        if follow == "ev.published" and _all_new(event.detail):
+            follow = "ev.published-first"
         extra = _fill(follow, {**params, **event.detail})
         text = {
             lang: f"{text[lang]} {extra[lang]}" if lang != "zh" else text[lang] + extra[lang]
             for lang in LANGUAGES
         }
     return text
+
+
+def _all_new(published: dict[str, Any]) -> bool:
+    """The first list a client publishes: every tool is new, so there is nothing to compare."""
+    added = published.get("added") or []
+    return len(added) == published.get("count") and not (
+        published.get("removed") or published.get("changed")
+    )
 
 
 def for_client_message(message: Message, client: MCPClient, sid: str) -> tuple[str, dict[str, Any]]:
@@ -107,10 +199,26 @@ def for_client_message(message: Message, client: MCPClient, sid: str) -> tuple[s
     if manual:
         return "msg.manual", base
     if method == "tools/list":
-        return ("msg.list-cursor" if "cursor" in params else "msg.list-first"), base
+        return _list_request(message, client, base)
     if method == "tools/call":
-        return "msg.call", {**base, "tool": params.get("name")}
+        return "msg.call", {**base, "tool": params.get("name"), "id": message.get("id")}
     return "msg.other", base
+
+
+def _list_request(
+    message: Message, client: MCPClient, base: dict[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    """Which gather and page a tools/list asks for, so that repeated gathers read apart."""
+    pending = client._pending.get(message["id"]) if "id" in message else None
+    generation = pending.generation if pending else None
+    params = {**base, "generation": generation}
+    cursor = (message.get("params") or {}).get("cursor")
+    if cursor is None:
+        return "msg.list-first", params
+    g = client.gathering
+    if g is None or g.generation != generation or cursor not in g.cursors:
+        return "msg.list-cursor-abandoned", params
+    return "msg.list-cursor", {**params, "page": g.cursors.index(cursor) + 2}
 
 
 def _is_manual(client: MCPClient, request_id: Any) -> bool:
@@ -136,7 +244,7 @@ def for_server_message(
     if method == "notifications/tools/list_changed":
         if "refresh-queued" in kinds:
             return "note.list-changed-gathering", {**base, "generation": in_gather}
-        return "note.list-changed", base
+        return "note.list-changed", {**base, "generation": client.cache.generation}
     if method == "notifications/subscriptions/acknowledged":
         sub = ((message.get("params") or {}).get("_meta") or {}).get(versions.META_SUBSCRIPTION_ID)
         return "ack.listen", {**base, "id": sub}
@@ -179,8 +287,16 @@ def for_server_message(
             return "res.page-stale", {**base, **kinds["stale-response"]}
         page = kinds.get("page", {})
         names = page.get("names", [])
-        params = {**base, "page": page.get("page"), "count": len(names), "names": names}
-        return ("res.page-more" if "nextCursor" in result else "res.page-last"), params
+        params = {
+            **base,
+            "page": page.get("page"),
+            "generation": page.get("generation"),
+            "count": len(names),
+            "names": names,
+        }
+        if "nextCursor" in result:
+            return "res.page-more", params
+        return ("res.page-only" if params["page"] == 1 else "res.page-last"), params
     if answers == "tools/call":
         name = next((e.detail.get("name") for e in events if "name" in e.detail), None)
         if "call-tool-error" in kinds:
@@ -194,45 +310,42 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def console_line(sid: str, event: Event) -> str | None:
-    """What the agent's console prints for a client event (a program log: plain English)."""
-    d = event.detail
-    lines = {
-        "negotiated": lambda: f"[{sid}] session ready, protocol {d.get('version')}",
-        "discovered": lambda: f"[{sid}] server/discover: versions {_json(d.get('versions'))}",
-        "counter-offer": lambda: (
-            f"[{sid}] server counter-offered {d.get('offered')} (asked {d.get('requested')})"
-        ),
-        "fallback-legacy": lambda: (
-            f"[{sid}] server/discover failed ({d.get('code')}): falling back to initialize"
-        ),
-        "published": lambda: (
-            f"[{sid}] tools generation {d.get('generation')}: {d.get('count')} tools"
-            f" (+{len(d.get('added', []))} -{len(d.get('removed', []))}"
-            f" ~{len(d.get('changed', []))})"
-        ),
-        "cache-hit": lambda: f"[{sid}] cache hit, generation {d.get('generation')}",
-        "list-changed": lambda: f"[{sid}] list_changed: cache invalidated",
-        "refresh-queued": lambda: f"[{sid}] refresh queued behind generation {d.get('generation')}",
-        "stale-response": lambda: (
-            f"[{sid}] dropped a stale page of generation {d.get('generation')}"
-        ),
-        "repeated-cursor": lambda: f"[{sid}] repeated cursor: gathering stopped",
-        "call-ok": lambda: f"[{sid}] {d.get('name')} -> {d.get('text')}",
-        "call-tool-error": lambda: f"[{sid}] {d.get('name')} -> isError: {d.get('text')}",
-        "call-rejected": lambda: (
-            f"[{sid}] {d.get('name')} rejected: {d.get('code')} {d.get('message')}"
-        ),
-        "call-retry": lambda: f"[{sid}] retrying {d.get('name')}",
-        "tool-dropped": lambda: (
-            f"[{sid}] warning: tool {d.get('name')} left out: invalid x-mcp-header"
-            f" ({d.get('reason')})"
-        ),
-        "call-abandoned": lambda: f"[{sid}] {d.get('name')} unavailable: reported to the agent",
-        "listen-acknowledged": lambda: (
-            f"[{sid}] listening for {_json(sorted(d.get('notifications', {})))}"
-        ),
-        "version-refused": lambda: f"[{sid}] unsupported protocol {d.get('offered')}: disconnected",
-    }
-    make = lines.get(event.kind)
-    return make() if make else None
+# Client events the agent's console reports, and what each line needs from the event.
+_CONSOLE_PARAMS: dict[str, Any] = {
+    "negotiated": lambda d: {"version": d.get("version")},
+    "discovered": lambda d: {"versions": _json(d.get("versions"))},
+    "counter-offer": lambda d: {"offered": d.get("offered"), "requested": d.get("requested")},
+    "fallback-legacy": lambda d: {"code": d.get("code")},
+    "published": lambda d: {
+        "generation": d.get("generation"),
+        "count": d.get("count"),
+        "added": d.get("added", []),
+        "removed": d.get("removed", []),
+        "changed": d.get("changed", []),
+    },
+    "cache-hit": lambda d: {"generation": d.get("generation")},
+    "list-changed": lambda d: {},
+    "refresh-queued": lambda d: {"generation": d.get("generation")},
+    "stale-response": lambda d: {"generation": d.get("generation")},
+    "repeated-cursor": lambda d: {},
+    "call-ok": lambda d: {"name": d.get("name"), "text": d.get("text")},
+    "call-tool-error": lambda d: {"name": d.get("name"), "text": d.get("text")},
+    "call-rejected": lambda d: {
+        "name": d.get("name"),
+        "code": d.get("code"),
+        "message": d.get("message"),
+    },
+    "call-retry": lambda d: {"name": d.get("name")},
+    "tool-dropped": lambda d: {"name": d.get("name"), "reason": d.get("reason")},
+    "call-abandoned": lambda d: {"name": d.get("name")},
+    "listen-acknowledged": lambda d: {"notifications": _json(sorted(d.get("notifications", {})))},
+    "version-refused": lambda d: {"offered": d.get("offered")},
+}
+
+
+def console_line(sid: str, event: Event) -> dict[str, str] | None:
+    """What the agent's console prints for a client event, in every language."""
+    make = _CONSOLE_PARAMS.get(event.kind)
+    if make is None:
+        return None
+    return text(f"console.{event.kind}", {"server": sid, **make(event.detail)})

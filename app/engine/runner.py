@@ -114,7 +114,7 @@ class Runner:
         self.queue: deque[_Envelope] = deque()
         self.asked: dict[tuple[str, Any], str] = {}
         self.prepared: dict[str, PreparedCall] = {}
-        self.console: list[str] = []
+        self.console: list[dict[str, str]] = []  # one {en, zh, ru} per line
         self.trace: list[dict[str, Any]] = []
         self.model_prompt: str | None = None
         self._action: dict[str, Any] = {}
