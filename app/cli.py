@@ -4,8 +4,6 @@ scenario's server over stdio for real MCP clients."""
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import sys
 from pathlib import Path
@@ -120,25 +118,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp_server(args: argparse.Namespace) -> int:
-    """Run one scenario server over real stdio until the client closes stdin."""
-    from app.stdio_server import UnknownServer, build_server, serve_stdio
+    """Run one scenario server over stdio or HTTP until the client (or Ctrl-C) ends it."""
+    from app.serving.run import run_mcp_server
 
-    try:
-        server = build_server(args.scenario, args.server)
-    except ScenarioInvalid as exc:
-        for error in exc.errors:
-            print(error, file=sys.stderr)
-        return 1
-    except (FileNotFoundError, UnknownServer) as exc:
-        print(f"mcp-lab: {exc.args[0]}", file=sys.stderr)
-        return 2
-    # MCP messages are UTF-8, one per line with "\n", whatever the platform's defaults are.
-    for stream in (sys.stdin, sys.stdout):
-        if isinstance(stream, io.TextIOWrapper):
-            stream.reconfigure(encoding="utf-8", newline="\n")
-    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C in a terminal is a normal way out
-        serve_stdio(server, sys.stdin, sys.stdout)
-    return 0
+    return run_mcp_server(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -159,12 +142,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_trace)
     p = sub.add_parser(
         "mcp-server",
-        help="run one scenario server over stdio, for any MCP client to connect to",
-        description="Serve one server of a scenario as a real MCP server on stdin/stdout "
-        "(newline-delimited JSON-RPC), e.g. for the MCP Inspector or an SDK's stdio client.",
+        help="run one scenario server over stdio or HTTP, for any MCP client to connect to",
+        description="Serve one server of a scenario as a real MCP server: on stdin/stdout "
+        "(newline-delimited JSON-RPC), or over HTTP with Streamable HTTP at /mcp and HTTP+SSE "
+        "at /sse, e.g. for the MCP Inspector or an SDK client.",
     )
     p.add_argument("scenario", metavar="ID|PATH")
     p.add_argument("--server", required=True, metavar="SERVER_ID", help="the server's id")
+    p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    p.add_argument("--host", default="127.0.0.1", help="HTTP only (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=3001, help="HTTP only (0: any free port)")
+    p.add_argument(
+        "--change-every",
+        type=float,
+        metavar="SECONDS",
+        help="apply the scenario's next server_change (then generated ones) this often",
+    )
     p.set_defaults(func=cmd_mcp_server)
     p = sub.add_parser("serve", help="serve the web lab")
     p.add_argument("--host", default="127.0.0.1")

@@ -16,17 +16,13 @@ import json
 from typing import Any, TextIO
 
 from app.engine.runner import server_config
-from app.engine.scenario import load_scenario, scenario_path
 from app.mcp import jsonrpc
 from app.mcp.framing import encode_json
 from app.mcp.jsonrpc import Message
 from app.mcp.server import MCPServer
+from app.serving.catalog import UnknownServer, server_spec
 
-__all__ = ["UnknownServer", "build_server", "serve_stdio"]
-
-
-class UnknownServer(LookupError):
-    """The scenario has no server with the requested id."""
+__all__ = ["UnknownServer", "answer_line", "build_server", "serve_stdio"]
 
 
 def build_server(scenario_id_or_path: str, server_id: str) -> MCPServer:
@@ -35,13 +31,8 @@ def build_server(scenario_id_or_path: str, server_id: str) -> MCPServer:
     Raises ScenarioInvalid for a broken file, FileNotFoundError for an unknown scenario and
     UnknownServer for a server id the scenario does not define.
     """
-    scenario = load_scenario(scenario_path(scenario_id_or_path))
-    specs: list[dict[str, Any]] = scenario.data["servers"]
-    for spec in specs:
-        if spec["id"] == server_id:
-            return MCPServer(server_config(spec))
-    known = ", ".join(str(s["id"]) for s in specs)
-    raise UnknownServer(f"scenario {scenario.id!r} has no server {server_id!r} (it has: {known})")
+    spec, _ = server_spec(scenario_id_or_path, server_id)
+    return MCPServer(server_config(spec))
 
 
 def _reject_constant(name: str) -> Any:
@@ -69,6 +60,15 @@ def _handle(server: MCPServer, message: Any) -> list[Message]:
         ]
 
 
+def answer_line(server: MCPServer, line: str) -> list[Message]:
+    """What the server answers to one line of input (a parse error for a line that is not JSON)."""
+    try:
+        message = _parse(line)
+    except ValueError:  # json.JSONDecodeError is a ValueError
+        return [jsonrpc.error(None, jsonrpc.PARSE_ERROR, "Parse error")]
+    return _handle(server, message)
+
+
 def serve_stdio(server: MCPServer, stdin: TextIO, stdout: TextIO) -> None:
     """Serve until end of input: one JSON-RPC message per line in, one per line out."""
     while True:
@@ -77,12 +77,6 @@ def serve_stdio(server: MCPServer, stdin: TextIO, stdout: TextIO) -> None:
             return
         if not line.strip():
             continue
-        try:
-            message = _parse(line)
-        except ValueError:  # json.JSONDecodeError is a ValueError
-            replies = [jsonrpc.error(None, jsonrpc.PARSE_ERROR, "Parse error")]
-        else:
-            replies = _handle(server, message)
-        for reply in replies:
+        for reply in answer_line(server, line):
             stdout.write(encode_json(reply) + "\n")
             stdout.flush()

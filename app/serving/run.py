@@ -1,0 +1,100 @@
+"""`mcp-lab mcp-server`: one scenario server for real clients, over stdio or HTTP.
+
+Builds the served server, picks the shell for the transport, wires the change timer and SIGUSR1
+(apply the next change now) and SIGTERM (stop cleanly), and reports on stderr what it serves and
+each change it applies; stdout stays MCP-only on stdio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import signal
+import sys
+from types import FrameType
+
+from app.engine.scenario import ScenarioInvalid
+
+from .catalog import ServedServer, UnknownServer, load_served
+from .endpoint import McpEndpoint
+from .http import HttpShell, loopback_origins
+
+__all__ = ["run_mcp_server"]
+
+
+def _say(text: str) -> None:
+    print(f"mcp-lab: {text}", file=sys.stderr, flush=True)
+
+
+def _on_signal(number: int, handler: object) -> None:
+    """Install a handler where the platform has the signal (SIGUSR1 is POSIX only)."""
+    with contextlib.suppress(ValueError, OSError):  # not the main thread, or not supported
+        signal.signal(number, handler)  # type: ignore[arg-type]
+
+
+def run_mcp_server(args: argparse.Namespace) -> int:
+    change_every: float | None = args.change_every
+    if change_every is not None and change_every <= 0:
+        _say("--change-every needs a positive number of seconds")
+        return 2
+    try:
+        served = load_served(args.scenario, args.server, announce_changes=change_every is not None)
+    except ScenarioInvalid as exc:
+        for error in exc.errors:
+            print(error, file=sys.stderr)
+        return 1
+    except (FileNotFoundError, UnknownServer) as exc:
+        _say(str(exc.args[0]))
+        return 2
+    if args.transport == "http":
+        return _serve_http(served, args.host, args.port, change_every)
+    return _serve_stdio(served, change_every)
+
+
+def _serve_stdio(served: ServedServer, change_every: float | None) -> int:
+    from app.stdio_server import serve_stdio
+
+    from .stdio import ChangingStdio
+
+    # MCP messages are UTF-8, one per line with "\n", whatever the platform's defaults are.
+    for stream in (sys.stdin, sys.stdout):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(encoding="utf-8", newline="\n")
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C in a terminal is a normal way out
+        if change_every is None and not hasattr(signal, "SIGUSR1"):
+            serve_stdio(served.open(), sys.stdin, sys.stdout)
+            return 0
+        shell = ChangingStdio(
+            served, sys.stdin.fileno(), sys.stdout, change_every=change_every, on_change=_say
+        )
+        if hasattr(signal, "SIGUSR1"):
+            _on_signal(signal.SIGUSR1, lambda *_: shell.request_change())
+        shell.serve()
+    return 0
+
+
+def _serve_http(served: ServedServer, host: str, port: int, change_every: float | None) -> int:
+    try:
+        endpoint = McpEndpoint(served)
+        shell = HttpShell(endpoint, host, port, change_every=change_every, on_change=_say)
+    except OSError as exc:
+        _say(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+        return 2
+    endpoint.origins = loopback_origins(host, shell.port)
+    base = f"http://{host}:{shell.port}"
+    name = f"{served.config.name} {served.config.version}"
+    _say(f"serving {name} at {base}/mcp (Streamable HTTP) and {base}/sse (HTTP+SSE, 2024-11-05)")
+    if change_every is not None:
+        _say(f"applying a change every {change_every:g} s ({served.planned} from the scenario)")
+    _say(f"POST {base}/lab/change (or kill -USR1) applies the next change now")
+
+    def stop(_: int, __: FrameType | None) -> None:
+        shell.stop()
+
+    _on_signal(signal.SIGTERM, stop)
+    if hasattr(signal, "SIGUSR1"):
+        _on_signal(signal.SIGUSR1, lambda *_: shell.request_change())
+    with contextlib.suppress(KeyboardInterrupt):
+        shell.serve_forever()
+    return 0

@@ -1,0 +1,109 @@
+"""The stdio shell for a served server whose catalog changes while a client is connected.
+
+`app.stdio_server.serve_stdio` is a plain blocking read loop, enough while nothing happens
+between two client lines. A server that changes on `--change-every` or on demand (SIGUSR1) must
+speak first, so this loop selects on stdin with the change timer as its timeout: each complete
+line goes to the one conversation `MCPServer` (through the same error handling as the blocking
+shell), and each change writes the list_changed notifications that conversation is owed (a
+legacy session after initialized, or the event on a modern listen subscription). stdout carries
+only MCP messages; change reports go to `on_change` (stderr in the CLI).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import socket
+import time
+from collections.abc import Callable
+from typing import TextIO
+
+from app.mcp.framing import encode_json
+from app.mcp.jsonrpc import Message
+from app.stdio_server import answer_line
+
+from .catalog import ServedServer
+
+__all__ = ["ChangingStdio"]
+
+
+class ChangingStdio:
+    """Serve one conversation on a stdin file descriptor and a stdout text stream."""
+
+    def __init__(
+        self,
+        served: ServedServer,
+        stdin_fd: int,
+        stdout: TextIO,
+        *,
+        change_every: float | None = None,
+        on_change: Callable[[str], None] | None = None,
+    ):
+        self.served = served
+        self.server = served.open()
+        self.stdin_fd = stdin_fd
+        self.stdout = stdout
+        self.change_every = change_every
+        self.on_change = on_change
+        self._wake_reader, self._wake_writer = socket.socketpair()
+        self._wake_reader.setblocking(False)
+        self._wake_writer.setblocking(False)
+        self._changes_asked = 0
+
+    def request_change(self) -> None:
+        """Apply the next change soon (safe from a signal handler)."""
+        self._changes_asked += 1
+        with contextlib.suppress(OSError):
+            self._wake_writer.send(b"\0")
+
+    def _write(self, messages: list[Message]) -> None:
+        for message in messages:
+            self.stdout.write(encode_json(message) + "\n")
+        self.stdout.flush()
+
+    def _answer(self, line: bytes) -> None:
+        self._write(answer_line(self.server, line.decode("utf-8", "replace")))
+
+    def _change(self) -> None:
+        change, owed = self.served.change()
+        for _, notes in owed:
+            self._write(notes)
+        if self.on_change is not None:
+            self.on_change(change.describe() + f", {change.notified} notified")
+
+    def serve(self) -> None:
+        """Until end of input."""
+        selector = selectors.DefaultSelector()
+        selector.register(self.stdin_fd, selectors.EVENT_READ, "stdin")
+        selector.register(self._wake_reader, selectors.EVENT_READ, "wake")
+        pending = b""
+        due = time.monotonic() + self.change_every if self.change_every else None
+        try:
+            while True:
+                timeout = None if due is None else max(0.0, due - time.monotonic())
+                for key, _ in selector.select(timeout):
+                    if key.data == "wake":
+                        with contextlib.suppress(BlockingIOError):
+                            self._wake_reader.recv(4096)
+                        while self._changes_asked:
+                            self._changes_asked -= 1
+                            self._change()
+                        continue
+                    chunk = os.read(self.stdin_fd, 65536)
+                    if not chunk:
+                        if pending.strip():  # the last line may lack its newline
+                            self._answer(pending)
+                        return
+                    pending += chunk
+                    *lines, pending = pending.split(b"\n")
+                    for line in lines:
+                        if line.strip():
+                            self._answer(line)
+                if due is not None and time.monotonic() >= due:
+                    self._change()
+                    due = time.monotonic() + (self.change_every or 0)
+        finally:
+            selector.close()
+            self._wake_reader.close()
+            self._wake_writer.close()
