@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.mcp.client import ClientConfig, Event, MCPClient, Output
+from app.mcp.client import ClientConfig, MCPClient
 from app.mcp.clock import ManualClock
+from app.mcp.events import Event, Output
 from app.mcp.server import MCPServer, ServerConfig
 
 
@@ -69,5 +70,6 @@ class Pair:
     def methods(self, direction: str = "c2s") -> list[str]:
         return [m.get("method", "") for d, m in self.wire if d == direction]
 
-    def kinds(self) -> list[str]:
-        return [e.kind for e in self.events]
+    def kinds(self) -> list[type[Event]]:
+        """The classes of the client's events so far, in order."""
+        return [type(e) for e in self.events]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.mcp import events as ev
 from app.mcp import versions
 from app.mcp.jsonrpc import ProtocolError
 from app.mcp.server import ServerConfig
@@ -43,7 +44,7 @@ def test_a_repeated_cursor_stops_the_gather_and_keeps_the_old_list():
     )  # a broken server: the cursor never moves
     pair.send(pair.client.list_tools(force=True))
     pair.settle()
-    assert "repeated-cursor" in pair.kinds()
+    assert ev.RepeatedCursor in pair.kinds()
     assert pair.methods().count("tools/list") == 3 + 2
     assert len(pair.client.cache.tools) == 7 and pair.client.cache.generation == 1
 
@@ -63,7 +64,7 @@ def test_an_empty_string_cursor_is_a_cursor_not_the_end():
 def test_legacy_cache_uses_the_client_ttl_on_the_injected_clock():
     pair = listed("2025-06-18")
     pair.clock.advance(59_000)
-    assert [e.kind for e in pair.client.list_tools().events] == ["cache-hit"]
+    assert [type(e) for e in pair.client.list_tools().events] == [ev.CacheHit]
     pair.clock.advance(1_000)
     out = pair.client.list_tools()
     assert out.messages and out.messages[0]["method"] == "tools/list"
@@ -102,11 +103,11 @@ def test_a_notification_during_a_refresh_causes_exactly_one_more():
     pair.notify(pair.server.add_tool(tools("i")[0]))
     pair.notify(pair.server.add_tool(tools("j")[0]))
     pair.settle()
-    assert pair.kinds().count("refresh-queued") == 2
+    assert pair.kinds().count(ev.RefreshQueued) == 2
     assert pair.client.cache.generation == 3  # the first refresh, then one more for both notes
     # generation 2 straddled the changes: gathered, but never published
-    assert "gather-discarded" in pair.kinds()
-    assert [e.detail["generation"] for e in pair.events if e.kind == "published"] == [1, 3]
+    assert ev.GatherDiscarded in pair.kinds()
+    assert [e.generation for e in pair.events if isinstance(e, ev.Published)] == [1, 3]
     assert [t["name"] for t in pair.client.cache.tools][-3:] == ["h", "i", "j"]
 
 
@@ -119,8 +120,47 @@ def test_a_response_from_an_abandoned_gather_never_overwrites_a_newer_one():
     generation = pair.client.cache.generation
     pair.queue.append(old_request)
     pair.settle()
-    assert "stale-response" in pair.kinds()
+    assert ev.StaleResponse in pair.kinds()
     assert pair.client.cache.generation == generation == 3
+
+
+def test_a_page_of_an_abandoned_gather_arriving_during_the_newer_one_is_dropped():
+    pair = listed("2025-11-25")  # seven tools, three per page: generation 1 is published
+    pair.send(pair.client.refresh(reason="one"))  # generation 2 asks for page 1
+    pair.step()  # ... and the server answers it; that answer is now in flight
+    [(direction, old_page)] = pair.queue
+    assert direction == "s2c" and "nextCursor" in old_page["result"]
+    pair.queue.clear()
+    pair.send(pair.client.refresh(reason="two", restart=True))  # generation 3 abandons it
+    pair.step()  # generation 3's page 1 request reaches the server
+    pair.step()  # ... its page 1 arrives, and page 2 is asked for
+    assert pair.client.gathering is not None and pair.client.gathering.generation == 3
+    pair.queue.insert(0, ("s2c", old_page))  # generation 2's page 1 arrives mid-gather
+    pair.step()
+    assert isinstance(pair.events[-1], ev.StaleResponse)
+    assert pair.events[-1].generation == 2 and pair.events[-1].current == 3
+    assert pair.client.gathering.pages == [list(tools(*"abc"))]  # not appended to gen 3
+    pair.settle()
+    published = [e for e in pair.events if isinstance(e, ev.Published)]
+    assert [(e.generation, e.count, e.pages) for e in published] == [(1, 7, 3), (3, 7, 3)]
+    assert [t["name"] for t in pair.client.cache.tools] == list("abcdefg")
+
+
+@pytest.mark.parametrize("version", LEGACY_AND_MODERN)
+def test_no_tools_list_or_call_leaves_while_the_opening_exchange_is_unanswered(version):
+    pair = Pair(version, ServerConfig("s", tools=tools("a")))
+    pair.send(pair.client.start())  # initialize (or server/discover) is sent, not answered
+    for ask in (pair.client.list_tools, lambda: pair.client.call_tool("a", {})):
+        with pytest.raises(ProtocolError) as error:
+            ask()
+        assert error.value.side == "local"
+    assert [m["method"] for _, m in pair.queue] == [
+        "initialize" if version == "2025-11-25" else "server/discover"
+    ]
+    pair.settle()
+    pair.send(pair.client.list_tools())  # once the server has answered, listing is fine
+    pair.settle()
+    assert pair.client.cache.tools == list(tools("a"))
 
 
 def test_unknown_tool_rediscovers_once_then_retries_if_it_came_back():
@@ -130,8 +170,8 @@ def test_unknown_tool_rediscovers_once_then_retries_if_it_came_back():
     pair.step()  # the call reaches the server, which no longer has "a"
     pair.server.add_tool(tools("a")[0])  # back before the re-discovery is answered
     pair.settle()
-    assert pair.kinds().count("call-rejected") == 1
-    assert "call-retry" in pair.kinds() and "call-ok" in pair.kinds()
+    assert pair.kinds().count(ev.CallRejected) == 1
+    assert ev.CallRetry in pair.kinds() and ev.CallOk in pair.kinds()
 
 
 def test_unknown_tool_that_is_really_gone_is_reported_not_retried():
@@ -140,7 +180,7 @@ def test_unknown_tool_that_is_really_gone_is_reported_not_retried():
     pair.send(pair.client.call_tool("a", {}))
     pair.settle()
     assert pair.methods().count("tools/call") == 1
-    assert "call-abandoned" in pair.kinds()
+    assert ev.CallAbandoned in pair.kinds()
 
 
 def test_modern_client_falls_back_to_initialize_for_a_legacy_server():
@@ -155,7 +195,7 @@ def test_modern_client_retries_discover_after_minus_32022_with_a_mutual_version(
     pair.client.version = "2027-01-01"  # a client built against a newer draft
     pair.connect()
     assert pair.methods()[:2] == ["server/discover", "server/discover"]
-    assert pair.client.version == "2026-07-28" and "version-retry" in pair.kinds()
+    assert pair.client.version == "2026-07-28" and ev.VersionRetry in pair.kinds()
 
 
 def test_the_client_refuses_a_version_it_does_not_support():
@@ -199,8 +239,8 @@ def test_a_rejected_stale_cursor_makes_the_client_restart_from_page_one_once():
     pair.step()  # page 1 answer; the page 2 request is in flight
     pair.server.add_tool(tools("h")[0])  # the catalog moves on: that cursor is now stale
     pair.settle()
-    assert "list-error" in pair.kinds()
-    restart = [e for e in pair.events if e.kind == "gather-start"][-1]
+    assert ev.ListError in pair.kinds()
+    restart = [e for e in pair.events if isinstance(e, ev.GatherStarted)][-1]
     assert restart.detail["reason"] == "cursor rejected"
     assert [t["name"] for t in pair.client.cache.tools] == [*"abcdefg", "h"]
 
@@ -246,10 +286,10 @@ def header_pair(version: str, *, http: bool) -> Pair:
 def test_on_modern_http_tools_with_invalid_annotations_are_left_out_with_a_warning():
     pair = header_pair("2026-07-28", http=True)
     assert [t["name"] for t in pair.client.cache.tools] == ["execute_sql"]
-    dropped = [e.detail for e in pair.events if e.kind == "tool-dropped"]
+    dropped = [e.detail for e in pair.events if isinstance(e, ev.ToolDropped)]
     assert [d["name"] for d in dropped] == ["average", "tag"]
     assert "number" in dropped[0]["reason"] and "/items: " in dropped[1]["reason"]
-    published = next(e.detail for e in pair.events if e.kind == "published")
+    published = next(e.detail for e in pair.events if isinstance(e, ev.Published))
     assert published["count"] == 1 and published["added"] == ["execute_sql"]
 
 
@@ -259,7 +299,7 @@ def test_on_modern_http_tools_with_invalid_annotations_are_left_out_with_a_warni
 def test_stdio_and_legacy_versions_ignore_the_annotations(version, http):
     pair = header_pair(version, http=http)
     assert [t["name"] for t in pair.client.cache.tools] == ["execute_sql", "average", "tag"]
-    assert "tool-dropped" not in pair.kinds()
+    assert ev.ToolDropped not in pair.kinds()
 
 
 def test_a_modern_client_that_fell_back_to_legacy_keeps_every_tool():

@@ -39,9 +39,11 @@ from mcp.shared.message import SessionMessage
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from app.cli import main as cli_main
+from app.mcp import events as ev
 from app.mcp import versions
-from app.mcp.client import ClientConfig, ClientPhase, Event, MCPClient, Output
+from app.mcp.client import ClientConfig, ClientPhase, MCPClient
 from app.mcp.clock import ManualClock
+from app.mcp.events import Event, Output
 from app.mcp.jsonrpc import Message
 from app.mcp.schemas import check_message
 from app.mcp.server import MCPServer
@@ -520,7 +522,7 @@ class LabClientLink:
             await self.send(self.client.receive(message))
 
     def kinds(self) -> list[str]:
-        return [e.kind for e in self.events]
+        return [type(e) for e in self.events]
 
 
 @asynccontextmanager
@@ -564,11 +566,11 @@ async def test_lab_client_gathers_every_page_from_sdk_server(version: str) -> No
         await link.until(lambda: client.cache.generation == 1 and client.gathering is None)
         assert [t["name"] for t in client.cache.tools] == [f"tool_{i}" for i in range(7)]
         assert len(link.wire.requests("tools/list")) == 4
-        assert link.kinds().count("page") == 4
-        assert link.kinds().count("published") == 1
+        assert link.kinds().count(ev.PageReceived) == 4
+        assert link.kinds().count(ev.Published) == 1
 
         await link.send(client.raw_request("tools/list", {"cursor": "page-2"}))
-        await link.until(lambda: "manual-error" in link.kinds())
+        await link.until(lambda: ev.ManualError in link.kinds())
         assert link.events[-1].detail == {"method": "tools/list", "code": -32602}
         assert client.cache.generation == 1  # a refused hand-made cursor changes nothing
 
@@ -595,14 +597,14 @@ async def test_lab_client_follows_sdk_server_list_changed(version: str) -> None:
             lambda: (
                 client.cache.generation == 2
                 and client.gathering is None
-                and "call-ok" in link.kinds()
+                and ev.CallOk in link.kinds()
             )
         )
         assert [t["name"] for t in client.cache.tools] == [
             *(f"tool_{i}" for i in range(7)),
             "tool_new",
         ]
-        assert link.kinds().count("list-changed") == 1
+        assert link.kinds().count(ev.ListChanged) == 1
 
     requests = link.wire.requests("tools/list")
     assert len(requests) == 8

@@ -11,9 +11,10 @@ import copy
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from app.mcp import events as ev
 from app.mcp import versions
-from app.mcp.client import Event, diff_tools
 from app.mcp.host import PreparedCall
+from app.mcp.tooldiff import diff_tools
 
 from . import narration
 
@@ -54,7 +55,7 @@ def list_tools(run: Runner, target: str, action: dict[str, Any]) -> None:
     for sid in targets(run, target):
         client = run.clients[sid]
         out = client.list_tools(force=bool(action.get("force")), reason="host asked")
-        hit = next((e for e in out.events if e.kind == "cache-hit"), None)
+        hit = next((e for e in out.events if isinstance(e, ev.CacheHit)), None)
         if hit is not None:
             run.log(sid, hit)
             run.emit(
@@ -66,7 +67,7 @@ def list_tools(run: Runner, target: str, action: dict[str, Any]) -> None:
                 params={
                     "server": sid,
                     **hit.detail,
-                    "ttlLeft": seconds(hit.detail["ttlLeftMs"]),
+                    "ttlLeft": seconds(hit.ttl_left_ms),
                 },
             )
             continue
@@ -80,7 +81,7 @@ def refresh(run: Runner, target: str, action: dict[str, Any]) -> None:
         client = run.clients[sid]
         out = client.refresh(reason="host asked", restart=bool(action.get("restart")))
         run.send_from_client(sid, out, host_started=True)
-        quiet = [e for e in out.events if e.kind in ("refresh-queued", "gather-abandoned")]
+        quiet = [e for e in out.events if isinstance(e, ev.RefreshQueued | ev.GatherAbandoned)]
         if quiet:
             run.emit(
                 "internal",
@@ -198,7 +199,7 @@ def prepare(run: Runner, model_name: str, action: dict[str, Any]) -> PreparedCal
             "host",
             phrase="host.unknown-model-name",
             params={"tool": model_name},
-            events=[Event("call-refused", {"tool": model_name, "reason": "never-given"})],
+            events=[ev.CallRefused(model_name, "never-given")],
         )
         return None
     prepared = run.host.prepare_call(model_name, action.get("arguments", {}), snaps)
@@ -221,12 +222,7 @@ def run_prepared(run: Runner, prepared: PreparedCall) -> None:
             "model",
             phrase=f"host.refused-{reason}",
             params={"tool": prepared.model_name, "detail": problem},
-            events=[
-                Event(
-                    "call-refused",
-                    {"tool": prepared.model_name, "reason": reason, "detail": problem},
-                )
-            ],
+            events=[ev.CallRefused(prepared.model_name, reason, problem)],
         )
         return
     out = run.clients[prepared.server_id].call_tool(prepared.tool, prepared.arguments)
@@ -246,7 +242,7 @@ def prepare_call(run: Runner, model_name: str, action: dict[str, Any]) -> None:
         "host",
         phrase="host.prepared",
         params={"tool": model_name, "hash": prepared.schema_hash},
-        events=[Event("call-prepared", {"tool": model_name, "hash": prepared.schema_hash})],
+        events=[ev.CallPrepared(model_name, prepared.schema_hash)],
     )
 
 

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import json
 import string
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from typing import Any
 
 import yaml
 
+from app.mcp import events as ev
 from app.mcp import versions
-from app.mcp.client import Event, MCPClient
+from app.mcp.client import MCPClient
+from app.mcp.events import Event
 from app.mcp.jsonrpc import Message
 
 LANGUAGES = ("en", "zh", "ru")
@@ -25,16 +28,28 @@ _BOOL = {"en": ("true", "false"), "zh": ("true", "false"), "ru": ("true", "false
 _LIST_JOIN = {"en": (", ", " and "), "zh": ("、", " 和 "), "ru": (", ", " и ")}
 
 # Events that add a sentence after the step's own phrase, and the phrase they use.
-_FOLLOW_UPS = {
-    "published": "ev.published",
-    "gather-discarded": "ev.gather-discarded",
-    "cache-expired": "ev.cache-expired",
-    "repeated-cursor": "ev.repeated-cursor",
-    "page-cap": "ev.page-cap",
-    "call-retry": "ev.call-retry",
-    "call-abandoned": "ev.call-abandoned",
-    "tool-dropped": "ev.tool-dropped",
+_FOLLOW_UPS: dict[type[Event], str] = {
+    ev.Published: "ev.published",
+    ev.GatherDiscarded: "ev.gather-discarded",
+    ev.CacheExpired: "ev.cache-expired",
+    ev.RepeatedCursor: "ev.repeated-cursor",
+    ev.PageCap: "ev.page-cap",
+    ev.CallRetry: "ev.call-retry",
+    ev.CallAbandoned: "ev.call-abandoned",
+    ev.ToolDropped: "ev.tool-dropped",
 }
+# A gather started for one of these reasons says why, after the step's phrase.
+_GATHER_REASONS = {
+    "list_changed during refresh": "ev.refresh-again",
+    "unknown tool": "ev.call-rediscover",
+    "cursor rejected": "ev.cursor-restart",
+}
+
+
+def _follow_up(event: Event) -> str | None:
+    if isinstance(event, ev.GatherStarted):
+        return _GATHER_REASONS.get(event.reason)
+    return _FOLLOW_UPS.get(type(event))
 
 
 @cache
@@ -151,16 +166,7 @@ def render(key: str, params: dict[str, Any], events: list[Event]) -> dict[str, s
     """The step's phrase, then a sentence for each notable client event."""
     text = _fill(key, params)
     for event in events:
-        follow = _FOLLOW_UPS.get(event.kind)
-        if (
-            event.kind == "gather-start"
-            and event.detail.get("reason") == "list_changed during refresh"
-        ):
-            follow = "ev.refresh-again"
-        elif event.kind == "gather-start" and event.detail.get("reason") == "unknown tool":
-            follow = "ev.call-rediscover"
-        elif event.kind == "gather-start" and event.detail.get("reason") == "cursor rejected":
-            follow = "ev.cursor-restart"
+        follow = _follow_up(event)
         if follow is None:
             continue
         if follow == "ev.published" and _all_new(event.detail):
@@ -185,8 +191,6 @@ def for_client_message(message: Message, client: MCPClient, sid: str) -> tuple[s
     method = message.get("method")
     params = message.get("params") or {}
     base: dict[str, Any] = {"server": sid, "method": method, "version": client.version}
-    if "id" in message and client.method_of(message["id"]) is None and method != "initialize":
-        pass
     if method == "initialize":
         return "msg.initialize", {**base, "version": params.get("protocolVersion")}
     if method == "notifications/initialized":
@@ -195,8 +199,8 @@ def for_client_message(message: Message, client: MCPClient, sid: str) -> tuple[s
         return "msg.discover", base
     if method == "subscriptions/listen":
         return "msg.listen", base
-    manual = "id" in message and _is_manual(client, message["id"])
-    if manual:
+    # The runner narrates a request before its answer arrives: the client still tracks it.
+    if "id" in message and client.requests.is_manual(message["id"]):
         return "msg.manual", base
     if method == "tools/list":
         return _list_request(message, client, base)
@@ -209,7 +213,7 @@ def _list_request(
     message: Message, client: MCPClient, base: dict[str, Any]
 ) -> tuple[str, dict[str, Any]]:
     """Which gather and page a tools/list asks for, so that repeated gathers read apart."""
-    pending = client._pending.get(message["id"]) if "id" in message else None
+    pending = client.requests.get(message["id"]) if "id" in message else None
     generation = pending.generation if pending else None
     params = {**base, "generation": generation}
     cursor = (message.get("params") or {}).get("cursor")
@@ -221,11 +225,6 @@ def _list_request(
     return "msg.list-cursor", {**params, "page": g.cursors.index(cursor) + 2}
 
 
-def _is_manual(client: MCPClient, request_id: Any) -> bool:
-    pending = client._pending.get(request_id)  # the runner narrates before the reply arrives
-    return bool(pending and pending.manual)
-
-
 def for_server_message(
     message: Message,
     answers: str | None,
@@ -234,7 +233,12 @@ def for_server_message(
     sid: str,
     in_gather: int | None,
 ) -> tuple[str, dict[str, Any]]:
-    kinds = {e.kind: e.detail for e in events}
+    seen: dict[type[Event], Event] = {type(e): e for e in events}
+
+    def detail(kind: type[Event]) -> dict[str, Any]:
+        event = seen.get(kind)
+        return event.detail if event is not None else {}
+
     base: dict[str, Any] = {
         "server": sid,
         "method": message.get("method") or answers,
@@ -242,7 +246,7 @@ def for_server_message(
     }
     method = message.get("method")
     if method == "notifications/tools/list_changed":
-        if "refresh-queued" in kinds:
+        if ev.RefreshQueued in seen:
             return "note.list-changed-gathering", {**base, "generation": in_gather}
         return "note.list-changed", {**base, "generation": client.cache.generation}
     if method == "notifications/subscriptions/acknowledged":
@@ -250,10 +254,10 @@ def for_server_message(
         return "ack.listen", {**base, "id": sub}
     if method is not None:
         return "note.other", base
-    if "manual-result" in kinds:
+    if ev.ManualResult in seen:
         return "res.manual", base
-    if "manual-error" in kinds:
-        return "err.manual", {**base, "code": kinds["manual-error"].get("code")}
+    if ev.ManualError in seen:
+        return "err.manual", {**base, "code": detail(ev.ManualError).get("code")}
     error = message.get("error")
     if error is not None:
         code = error.get("code")
@@ -264,16 +268,16 @@ def for_server_message(
             return "err.discover-legacy", {**base, "code": code}
         if answers == "tools/list" and code == -32602:
             return "err.cursor", base
-        if answers == "tools/call" and "call-rejected" in kinds and code == -32602:
-            return "err.call-unknown", {**base, "tool": kinds["call-rejected"].get("name")}
+        if answers == "tools/call" and ev.CallRejected in seen and code == -32602:
+            return "err.call-unknown", {**base, "tool": detail(ev.CallRejected).get("name")}
         return "err.other", {**base, "code": code, "message": error.get("message")}
     result = message.get("result") or {}
     if answers == "initialize":
-        if "version-refused" in kinds:
-            return "res.initialize-refused", {**base, **kinds["version-refused"]}
+        if ev.VersionRefused in seen:
+            return "res.initialize-refused", {**base, **detail(ev.VersionRefused)}
         listed = bool((result.get("capabilities", {}).get("tools") or {}).get("listChanged"))
-        if "counter-offer" in kinds:
-            return "res.initialize-counter", {**base, **kinds["counter-offer"]}
+        if ev.CounterOffer in seen:
+            return "res.initialize-counter", {**base, **detail(ev.CounterOffer)}
         return "res.initialize", {**base, "listChanged": listed}
     if answers == "server/discover":
         listed = bool((result.get("capabilities", {}).get("tools") or {}).get("listChanged"))
@@ -283,9 +287,9 @@ def for_server_message(
             "listChanged": listed,
         }
     if answers == "tools/list":
-        if "stale-response" in kinds:
-            return "res.page-stale", {**base, **kinds["stale-response"]}
-        page = kinds.get("page", {})
+        if ev.StaleResponse in seen:
+            return "res.page-stale", {**base, **detail(ev.StaleResponse)}
+        page = detail(ev.PageReceived)
         names = page.get("names", [])
         params = {
             **base,
@@ -299,9 +303,9 @@ def for_server_message(
         return ("res.page-only" if params["page"] == 1 else "res.page-last"), params
     if answers == "tools/call":
         name = next((e.detail.get("name") for e in events if "name" in e.detail), None)
-        if "call-tool-error" in kinds:
+        if ev.CallToolError in seen:
             return "res.call-iserror", {**base, "tool": name}
-        text = kinds.get("call-ok", {}).get("text", "")
+        text = detail(ev.CallOk).get("text", "")
         return "res.call-ok", {**base, "tool": name, "text": text}
     return "res.other", base
 
@@ -310,42 +314,39 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-# Client events the agent's console reports, and what each line needs from the event.
-_CONSOLE_PARAMS: dict[str, Any] = {
-    "negotiated": lambda d: {"version": d.get("version")},
-    "discovered": lambda d: {"versions": _json(d.get("versions"))},
-    "counter-offer": lambda d: {"offered": d.get("offered"), "requested": d.get("requested")},
-    "fallback-legacy": lambda d: {"code": d.get("code")},
-    "published": lambda d: {
-        "generation": d.get("generation"),
-        "count": d.get("count"),
-        "added": d.get("added", []),
-        "removed": d.get("removed", []),
-        "changed": d.get("changed", []),
+# Client events the agent's console reports, and what each line needs from the event; the
+# line's phrase is console.<the event's kind> in phrases.yaml.
+_CONSOLE_PARAMS: dict[type[Event], Callable[[Any], dict[str, Any]]] = {
+    ev.Negotiated: lambda e: {"version": e.version},
+    ev.Discovered: lambda e: {"versions": _json(e.versions)},
+    ev.CounterOffer: lambda e: {"offered": e.offered, "requested": e.requested},
+    ev.FallbackLegacy: lambda e: {"code": e.code},
+    ev.Published: lambda e: {
+        "generation": e.generation,
+        "count": e.count,
+        "added": e.added,
+        "removed": e.removed,
+        "changed": e.changed,
     },
-    "cache-hit": lambda d: {"generation": d.get("generation")},
-    "list-changed": lambda d: {},
-    "refresh-queued": lambda d: {"generation": d.get("generation")},
-    "stale-response": lambda d: {"generation": d.get("generation")},
-    "repeated-cursor": lambda d: {},
-    "call-ok": lambda d: {"name": d.get("name"), "text": d.get("text")},
-    "call-tool-error": lambda d: {"name": d.get("name"), "text": d.get("text")},
-    "call-rejected": lambda d: {
-        "name": d.get("name"),
-        "code": d.get("code"),
-        "message": d.get("message"),
-    },
-    "call-retry": lambda d: {"name": d.get("name")},
-    "tool-dropped": lambda d: {"name": d.get("name"), "reason": d.get("reason")},
-    "call-abandoned": lambda d: {"name": d.get("name")},
-    "listen-acknowledged": lambda d: {"notifications": _json(sorted(d.get("notifications", {})))},
-    "version-refused": lambda d: {"offered": d.get("offered")},
+    ev.CacheHit: lambda e: {"generation": e.generation},
+    ev.ListChanged: lambda e: {},
+    ev.RefreshQueued: lambda e: {"generation": e.generation},
+    ev.StaleResponse: lambda e: {"generation": e.generation},
+    ev.RepeatedCursor: lambda e: {},
+    ev.CallOk: lambda e: {"name": e.name, "text": e.text},
+    ev.CallToolError: lambda e: {"name": e.name, "text": e.text},
+    ev.CallRejected: lambda e: {"name": e.name, "code": e.code, "message": e.message},
+    ev.CallRetry: lambda e: {"name": e.name},
+    ev.ToolDropped: lambda e: {"name": e.name, "reason": e.reason},
+    ev.CallAbandoned: lambda e: {"name": e.name},
+    ev.ListenAcknowledged: lambda e: {"notifications": _json(sorted(e.notifications))},
+    ev.VersionRefused: lambda e: {"offered": e.offered},
 }
 
 
 def console_line(sid: str, event: Event) -> dict[str, str] | None:
     """What the agent's console prints for a client event, in every language."""
-    make = _CONSOLE_PARAMS.get(event.kind)
+    make = _CONSOLE_PARAMS.get(type(event))
     if make is None:
         return None
-    return text(f"console.{event.kind}", {"server": sid, **make(event.detail)})
+    return text(f"console.{event.kind}", {"server": sid, **make(event)})

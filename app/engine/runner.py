@@ -17,11 +17,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.mcp import framing, versions
-from app.mcp.client import ClientConfig, ClientPhase, Event, MCPClient, Output, diff_tools
+from app.mcp.client import ClientConfig, MCPClient
 from app.mcp.clock import ManualClock
+from app.mcp.events import Event, Output
 from app.mcp.host import Host, HostConfig, PreparedCall
 from app.mcp.jsonrpc import Message
+from app.mcp.lifecycle import ClientPhase
 from app.mcp.server import MCPServer, ServerConfig
+from app.mcp.tooldiff import diff_tools
 
 from . import narration
 from .actions import VERBS
@@ -112,7 +115,6 @@ class Runner:
             ),
         )
         self.queue: deque[_Envelope] = deque()
-        self.asked: dict[tuple[str, Any], str] = {}
         self.prepared: dict[str, PreparedCall] = {}
         self.console: list[dict[str, str]] = []  # one {en, zh, ru} per line
         self.trace: list[dict[str, Any]] = []
@@ -176,7 +178,7 @@ class Runner:
             "frame": None if frame is None else frame.text,
             "channel": None if frame is None else frame.channel,
             "reply": None if frame is None else frame.reply,
-            "events": [{"kind": e.kind, **e.detail} for e in events or []],
+            "events": [e.as_dict() for e in events or []],
             "state": state,
             # A step's changes are measured from the previous step's state (each is a snapshot).
             "changes": _changes(self.trace[-1]["state"], state) if self.trace else {},
@@ -207,8 +209,6 @@ class Runner:
             # Nothing is on the wire yet: the client's first message will carry these events.
             self._carried.setdefault(sid, []).extend(out.events)
         for message in out.messages:
-            if "method" in message and "id" in message:
-                self.asked[(sid, message["id"])] = message["method"]
             self.queue.append(_Envelope(True, sid, message))
 
     def send_from_server(self, sid: str, messages: list[Message]) -> None:
@@ -270,9 +270,8 @@ class Runner:
             if method == "notifications/initialized" and self.transport == "http":
                 self._open_legacy_stream(sid)
             return
-        answers = (
-            self.asked.pop((sid, message.get("id")), None) if "method" not in message else None
-        )
+        # The method this answers, from the client's own record, before the client reads it.
+        answers = None if "method" in message else client.method_of(message.get("id"))
         frame = self._frame(env, answers)
         in_gather = client.gathering.generation if client.gathering else None
         out = client.receive(message)

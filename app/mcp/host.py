@@ -21,7 +21,7 @@ from typing import Any
 
 import jsonschema
 
-from .client import schema_hash
+from .tooldiff import schema_hash
 
 MODEL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")

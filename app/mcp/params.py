@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from .events import ToolDropped
 from .framing import header_value
 
 ANNOTATION = "x-mcp-header"
@@ -138,3 +139,19 @@ def param_headers(input_schema: Any, arguments: Any) -> list[tuple[str, str]]:
         if text is not None:
             headers.append((HEADER_PREFIX + name, header_value(text)))
     return headers
+
+
+def drop_invalid_header_tools(
+    tools: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], list[ToolDropped]]:
+    """The tools a client on Streamable HTTP keeps, and one event per tool it MUST leave out
+    (and SHOULD warn about), so one bad definition does not cost the other tools."""
+    kept: list[dict[str, Any]] = []
+    dropped: list[ToolDropped] = []
+    for tool in tools:
+        reasons = invalid_header_params(tool.get("inputSchema"))
+        if reasons:
+            dropped.append(ToolDropped(tool.get("name"), "; ".join(reasons)))
+        else:
+            kept.append(tool)
+    return kept, dropped

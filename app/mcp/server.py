@@ -1,55 +1,39 @@
-"""A simulated MCP server as a sans-IO state machine.
+"""A simulated MCP server as a sans-IO session machine.
 
 `MCPServer.receive(message)` takes one JSON-RPC message and returns the messages the server
 sends back; catalog changes (`set_tools` and friends) return the list_changed notifications they
-cause. Legacy peers go through initialize -> result -> notifications/initialized; modern
-(2026-07-28) requests each carry their version and capabilities in params._meta, and list_changed
-travels only on a subscriptions/listen stream. Tools are served in a deterministic order in pages
-whose size the server chooses, behind opaque cursors.
+cause. Whether a message is accepted in the session's phase is the lifecycle table's business
+(`app.mcp.lifecycle.SERVER_TRANSITIONS`), and nothing else moves the phase: legacy peers go
+through initialize -> result -> notifications/initialized; modern (2026-07-28) requests each
+carry their version and capabilities in params._meta, and list_changed travels only on a
+subscriptions/listen stream. Pages and cursors are the catalog's (`catalog`), running a tool is
+`toolcalls`'.
 """
 
 from __future__ import annotations
 
-import base64
-import copy
-import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
-from . import jsonrpc, versions
-from .jsonrpc import Message
+from . import jsonrpc, lifecycle, versions
+from .catalog import DEFAULT_INPUT_SCHEMA, Catalog, shape_tool
+from .jsonrpc import Message, RequestId
+from .lifecycle import SERVER_TRANSITIONS, ServerPhase
+from .toolcalls import demo_value, run_tool
 from .versions import Era
 
-DEFAULT_INPUT_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
+__all__ = [
+    "DEFAULT_INPUT_SCHEMA",
+    "LEGACY_TRANSITIONS",
+    "MCPServer",
+    "ServerConfig",
+    "ServerPhase",
+    "demo_value",
+    "shape_tool",
+]
 
-
-class ServerPhase(StrEnum):
-    """Legacy sessions walk these phases in order; a modern server stays STATELESS."""
-
-    AWAITING_INITIALIZE = "awaiting-initialize"
-    AWAITING_INITIALIZED = "awaiting-initialized"
-    OPERATING = "operating"
-    STATELESS = "stateless"
-
-
-# Which client messages a legacy server accepts in each phase (h11-style table of plain data).
-LEGACY_TRANSITIONS: dict[ServerPhase, dict[str, ServerPhase]] = {
-    ServerPhase.AWAITING_INITIALIZE: {
-        "initialize": ServerPhase.AWAITING_INITIALIZED,
-        "ping": ServerPhase.AWAITING_INITIALIZE,  # ping is allowed at any time
-    },
-    ServerPhase.AWAITING_INITIALIZED: {
-        "notifications/initialized": ServerPhase.OPERATING,
-        "ping": ServerPhase.AWAITING_INITIALIZED,
-    },
-    ServerPhase.OPERATING: {
-        "ping": ServerPhase.OPERATING,
-        "tools/list": ServerPhase.OPERATING,
-        "tools/call": ServerPhase.OPERATING,
-        "notifications/cancelled": ServerPhase.OPERATING,
-    },
-}
+LEGACY_TRANSITIONS = SERVER_TRANSITIONS  # the name older tests and docs use
 
 
 @dataclass(frozen=True)
@@ -66,53 +50,8 @@ class ServerConfig:
     ttl_ms: int = 300_000
     cache_scope: str = "public"
     failing_tools: frozenset[str] = field(default_factory=frozenset)
-    # What a cursor issued before a catalog change means: "continue" serves the same offset of
-    # the new list (pages may then mix old and new), "reject" answers -32602 so the client
-    # restarts from page 1.
+    # What a cursor issued before a catalog change means (see app.mcp.catalog).
     stale_cursors: str = "continue"
-
-
-def _encode_cursor(revision: int, offset: int) -> str:
-    raw = json.dumps({"r": revision, "o": offset}, separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str) -> tuple[int, int] | None:
-    try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        data = json.loads(base64.urlsafe_b64decode(padded.encode()))
-        revision, offset = int(data["r"]), int(data["o"])
-    except (ValueError, KeyError, TypeError):
-        return None
-    return (revision, offset) if offset > 0 else None
-
-
-def demo_value(schema: dict[str, Any], seed: int) -> Any:
-    """A deterministic value that fits a simple JSON Schema (type, properties, enum, items)."""
-    if "const" in schema:
-        return schema["const"]
-    if schema.get("enum"):
-        return schema["enum"][seed % len(schema["enum"])]
-    kind = schema.get("type", "object")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "null")
-    if kind == "object":
-        props = schema.get("properties") or {}
-        return {k: demo_value(v if isinstance(v, dict) else {}, seed) for k, v in props.items()}
-    if kind == "array":
-        items = schema.get("items")
-        return [demo_value(items, seed)] if isinstance(items, dict) else []
-    return {"string": f"demo-{seed}", "integer": seed, "number": seed + 0.5, "boolean": True}.get(
-        str(kind)
-    )
-
-
-def shape_tool(tool: dict[str, Any], version: str) -> dict[str, Any]:
-    """The tool as this version may carry it: fields the version lacks are left out."""
-    allowed = versions.tool_fields(version)
-    shaped = {k: copy.deepcopy(v) for k, v in tool.items() if k in allowed}
-    shaped.setdefault("inputSchema", copy.deepcopy(DEFAULT_INPUT_SCHEMA))
-    return shaped
 
 
 class MCPServer:
@@ -120,20 +59,28 @@ class MCPServer:
 
     def __init__(self, config: ServerConfig):
         self.config = config
-        self.tools: list[dict[str, Any]] = [copy.deepcopy(t) for t in config.tools]
-        self.revision = 1
+        self.catalog = Catalog(config.tools, config.page_size, config.stale_cursors)
         self.phase = ServerPhase.AWAITING_INITIALIZE
         self.legacy_version: str | None = None
-        self.subscriptions: dict[jsonrpc.RequestId, dict[str, bool]] = {}
+        self.subscriptions: dict[RequestId, dict[str, bool]] = {}
         self.calls = 0
+        eras = {versions.era_of(v) for v in config.supported_versions}
+        self.speaks_modern = Era.MODERN in eras
+        self.speaks_legacy = Era.LEGACY in eras
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        return self.catalog.tools
+
+    @property
+    def revision(self) -> int:
+        return self.catalog.revision
 
     # ----------------------------------------------------------------- catalog changes
     def set_tools(self, tools: list[dict[str, Any]]) -> list[Message]:
         """Replace the catalog; returns the list_changed notifications this causes."""
-        if tools == self.tools:
+        if not self.catalog.replace(tools):
             return []
-        self.tools = [copy.deepcopy(t) for t in tools]
-        self.revision += 1
         return self._list_changed_notifications()
 
     def add_tool(self, tool: dict[str, Any]) -> list[Message]:
@@ -144,6 +91,9 @@ class MCPServer:
 
     def update_tool(self, name: str, changes: dict[str, Any]) -> list[Message]:
         return self.set_tools([{**t, **changes} if t["name"] == name else t for t in self.tools])
+
+    def page(self, cursor: str | None) -> tuple[list[dict[str, Any]], str | None] | None:
+        return self.catalog.page(cursor)
 
     def _list_changed_notifications(self) -> list[Message]:
         if not self.config.list_changed:
@@ -179,11 +129,102 @@ class MCPServer:
             ServerPhase.AWAITING_INITIALIZE,
             ServerPhase.STATELESS,
         )
-        if looks_modern and Era.MODERN.value in self._eras() and not in_legacy_session:
-            return self._receive_modern(message, kind)
+        modern = looks_modern and self.speaks_modern and not in_legacy_session
         if kind is jsonrpc.Kind.NOTIFICATION:
-            return self._receive_legacy_notification(method, params)
-        return self._receive_legacy_request(message)
+            # A stateless session has no legacy notifications: a cancellation needs no _meta.
+            if modern or self.phase is ServerPhase.STATELESS:
+                return self._modern_notification(method, params)
+            return self._legacy_notification(method, params)
+        if modern:
+            return self._modern_request(message)
+        return self._legacy_request(message)
+
+    def _allows(self, move: str) -> bool:
+        return lifecycle.allows(SERVER_TRANSITIONS, self.phase, move)
+
+    def _advance(self, move: str) -> None:
+        self.phase = lifecycle.advance(SERVER_TRANSITIONS, self.phase, move, side="remote")
+
+    def _cancel(self, params: dict[str, Any]) -> None:
+        self.subscriptions.pop(params.get("requestId", ""), None)
+
+    def _legacy_notification(self, method: str, params: dict[str, Any]) -> list[Message]:
+        if self._allows(method):  # notifications are never answered, even when unexpected
+            self._advance(method)
+            if method == "notifications/cancelled":
+                self._cancel(params)
+        return []
+
+    def _legacy_request(self, message: Message) -> list[Message]:
+        method, request_id = message["method"], message["id"]
+        params = message.get("params") or {}
+        if method not in lifecycle.LEGACY_METHODS or not self.speaks_legacy:
+            return [jsonrpc.error(request_id, jsonrpc.METHOD_NOT_FOUND, "Method not found")]
+        if not self._allows(method):
+            return [jsonrpc.error(request_id, jsonrpc.INVALID_REQUEST, _refusal(method))]
+        self._advance(method)
+        version = self.legacy_version or versions.LATEST_LEGACY
+        return [_LEGACY_HANDLERS[method](self, request_id, params, version)]
+
+    def _initialize(self, request_id: RequestId, params: dict[str, Any], version: str) -> Message:
+        requested = params.get("protocolVersion")
+        legacy = [v for v in self.config.supported_versions if v in versions.LEGACY_VERSIONS]
+        # Echo a supported version; otherwise counter-offer our latest (a result, not an error).
+        chosen = requested if requested in legacy else legacy[-1]
+        self.legacy_version = chosen
+        result: dict[str, Any] = {
+            "protocolVersion": chosen,
+            "capabilities": self._capabilities(),
+            "serverInfo": self._info(),
+        }
+        if self.config.instructions:
+            result["instructions"] = self.config.instructions
+        return jsonrpc.result(request_id, result)
+
+    def _ping(self, request_id: RequestId, params: dict[str, Any], version: str) -> Message:
+        return jsonrpc.result(request_id, {})
+
+    def _capabilities(self) -> dict[str, Any]:
+        return {"tools": {"listChanged": True} if self.config.list_changed else {}}
+
+    def _info(self) -> dict[str, Any]:
+        return {"name": self.config.name, "version": self.config.version}
+
+    def _modern_notification(self, method: str, params: dict[str, Any]) -> list[Message]:
+        if self._allows(lifecycle.MODERN_NOTIFICATION):
+            self._advance(lifecycle.MODERN_NOTIFICATION)
+            if method == "notifications/cancelled":
+                self._cancel(params)
+        return []
+
+    def _modern_request(self, message: Message) -> list[Message]:
+        method, request_id = message["method"], message["id"]
+        params = message.get("params") or {}
+        meta = params.get("_meta") or {}
+        for key in (versions.META_VERSION, versions.META_CLIENT_CAPABILITIES):
+            if key not in meta:
+                text = f"Missing required _meta key: {key}"
+                return [jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, text)]
+        requested = meta[versions.META_VERSION]
+        if requested not in self._modern_versions():
+            return [
+                jsonrpc.error(
+                    request_id,
+                    jsonrpc.UNSUPPORTED_PROTOCOL_VERSION,
+                    "Unsupported protocol version",
+                    # The same list server/discover gives (the official SDK does likewise).
+                    {"supported": self._modern_versions(), "requested": requested},
+                )
+            ]
+        self._advance(lifecycle.MODERN_REQUEST)
+        handler = _MODERN_HANDLERS.get(method)
+        if handler is None:
+            return [jsonrpc.error(request_id, jsonrpc.METHOD_NOT_FOUND, "Method not found")]
+        response = handler(self, request_id, params, requested)
+        if method in ("tools/list", "tools/call") and "result" in response:
+            response["result"]["resultType"] = "complete"
+            response["result"].setdefault("_meta", {})[versions.META_SERVER_INFO] = self._info()
+        return [response]
 
     def _modern_versions(self) -> list[str]:
         """Versions a request with _meta may name, newest first."""
@@ -192,128 +233,20 @@ class MCPServer:
             reverse=True,
         )
 
-    @property
-    def speaks_modern(self) -> bool:
-        return Era.MODERN.value in self._eras()
-
-    def _eras(self) -> set[str]:
-        return {versions.era_of(v).value for v in self.config.supported_versions}
-
-    def _receive_legacy_notification(self, method: str, params: dict[str, Any]) -> list[Message]:
-        if method == "notifications/cancelled":
-            self.subscriptions.pop(params.get("requestId", ""), None)
-            return []
-        allowed = LEGACY_TRANSITIONS.get(self.phase, {})
-        if method in allowed:
-            self.phase = allowed[method]
-        return []  # notifications are never answered, even when unexpected
-
-    def _receive_legacy_request(self, message: Message) -> list[Message]:
-        method, request_id = message["method"], message["id"]
-        params = message.get("params") or {}
-        if method == "initialize" and self.phase is not ServerPhase.AWAITING_INITIALIZE:
-            return [jsonrpc.error(request_id, jsonrpc.INVALID_REQUEST, "Already initialized")]
-        if method not in _LEGACY_METHODS or not (set(self._eras()) & {Era.LEGACY.value}):
-            return [jsonrpc.error(request_id, jsonrpc.METHOD_NOT_FOUND, "Method not found")]
-        if method not in LEGACY_TRANSITIONS.get(self.phase, {}):
-            return [
-                jsonrpc.error(
-                    request_id, jsonrpc.INVALID_REQUEST, f"{method} before initialization finished"
-                )
-            ]
-        self.phase = LEGACY_TRANSITIONS[self.phase][method]
-        if method == "initialize":
-            return [self._initialize(request_id, params)]
-        if method == "ping":
-            return [jsonrpc.result(request_id, {})]
-        version = self.legacy_version or versions.LATEST_LEGACY
-        return [self._handle(method, request_id, params, version)]
-
-    def _initialize(self, request_id: jsonrpc.RequestId, params: dict[str, Any]) -> Message:
-        requested = params.get("protocolVersion")
-        legacy = [v for v in self.config.supported_versions if v in versions.LEGACY_VERSIONS]
-        # Echo a supported version; otherwise counter-offer our latest (a result, not an error).
-        chosen = requested if requested in legacy else legacy[-1]
-        self.legacy_version = chosen
-        capabilities: dict[str, Any] = {
-            "tools": {"listChanged": True} if self.config.list_changed else {}
-        }
-        result: dict[str, Any] = {
-            "protocolVersion": chosen,
-            "capabilities": capabilities,
-            "serverInfo": self._info(chosen),
-        }
-        if self.config.instructions:
-            result["instructions"] = self.config.instructions
-        return jsonrpc.result(request_id, result)
-
-    def _info(self, version: str) -> dict[str, Any]:
-        return {"name": self.config.name, "version": self.config.version}
-
-    def _receive_modern(self, message: Message, kind: jsonrpc.Kind) -> list[Message]:
-        method = message["method"]
-        params = message.get("params") or {}
-        meta = params.get("_meta") or {}
-        if kind is jsonrpc.Kind.NOTIFICATION:
-            if method == "notifications/cancelled":
-                self.subscriptions.pop(params.get("requestId", ""), None)
-            return []
-        request_id = message["id"]
-        missing = [
-            key
-            for key in (versions.META_VERSION, versions.META_CLIENT_CAPABILITIES)
-            if key not in meta
-        ]
-        if missing:
-            return [
-                jsonrpc.error(
-                    request_id, jsonrpc.INVALID_PARAMS, f"Missing required _meta key: {missing[0]}"
-                )
-            ]
-        requested = meta[versions.META_VERSION]
-        modern = [v for v in self.config.supported_versions if v in versions.MODERN_VERSIONS]
-        if requested not in modern:
-            return [
-                jsonrpc.error(
-                    request_id,
-                    jsonrpc.UNSUPPORTED_PROTOCOL_VERSION,
-                    "Unsupported protocol version",
-                    {
-                        # The same list server/discover gives (the official SDK does likewise).
-                        "supported": self._modern_versions(),
-                        "requested": requested,
-                    },
-                )
-            ]
-        self.phase = ServerPhase.STATELESS
-        if method == "server/discover":
-            return [jsonrpc.result(request_id, self._discover_result(requested))]
-        if method == "subscriptions/listen":
-            return self._listen(request_id, params)
-        if method not in ("tools/list", "tools/call"):
-            return [jsonrpc.error(request_id, jsonrpc.METHOD_NOT_FOUND, "Method not found")]
-        response = self._handle(method, request_id, params, requested)
-        if "result" in response:
-            response["result"]["resultType"] = "complete"
-            response["result"].setdefault("_meta", {})[versions.META_SERVER_INFO] = self._info(
-                requested
-            )
-        return [response]
-
-    def _discover_result(self, version: str) -> dict[str, Any]:
+    def _discover(self, request_id: RequestId, params: dict[str, Any], version: str) -> Message:
         result: dict[str, Any] = {
             "resultType": "complete",
             "supportedVersions": self._modern_versions(),
-            "capabilities": {"tools": {"listChanged": True} if self.config.list_changed else {}},
-            "_meta": {versions.META_SERVER_INFO: self._info(version)},
+            "capabilities": self._capabilities(),
+            "_meta": {versions.META_SERVER_INFO: self._info()},
         }
         if self.config.instructions:
             result["instructions"] = self.config.instructions
         result["ttlMs"] = self.config.ttl_ms
         result["cacheScope"] = self.config.cache_scope
-        return result
+        return jsonrpc.result(request_id, result)
 
-    def _listen(self, request_id: jsonrpc.RequestId, params: dict[str, Any]) -> list[Message]:
+    def _listen(self, request_id: RequestId, params: dict[str, Any], version: str) -> Message:
         wanted = params.get("notifications") or {}
         # Acknowledge only what this server can deliver: here, tools list changes if declared.
         honoured = (
@@ -322,47 +255,15 @@ class MCPServer:
             else {}
         )
         self.subscriptions[request_id] = honoured
-        return [
-            jsonrpc.notification(
-                "notifications/subscriptions/acknowledged",
-                {"_meta": {versions.META_SUBSCRIPTION_ID: request_id}, "notifications": honoured},
-            )
-        ]
-
-    # ----------------------------------------------------------------- methods
-    def _handle(
-        self, method: str, request_id: jsonrpc.RequestId, params: dict[str, Any], version: str
-    ) -> Message:
-        if method == "tools/list":
-            return self._list_tools(request_id, params, version)
-        return self._call_tool(request_id, params, version)
-
-    def page(self, cursor: str | None) -> tuple[list[dict[str, Any]], str | None] | None:
-        """The page a cursor points at and the next cursor; None when the cursor is invalid."""
-        offset = 0
-        if cursor is not None:
-            decoded = _decode_cursor(cursor)
-            if decoded is None:
-                return None
-            revision, offset = decoded
-            if offset > len(self.tools) or (
-                self.config.stale_cursors == "reject" and revision != self.revision
-            ):
-                return None
-        size = max(1, self.config.page_size)
-        chunk = self.tools[offset : offset + size]
-        following = offset + size
-        return chunk, (
-            _encode_cursor(self.revision, following) if following < len(self.tools) else None
+        return jsonrpc.notification(
+            "notifications/subscriptions/acknowledged",
+            {"_meta": {versions.META_SUBSCRIPTION_ID: request_id}, "notifications": honoured},
         )
 
-    def _list_tools(
-        self, request_id: jsonrpc.RequestId, params: dict[str, Any], version: str
-    ) -> Message:
+    # ----------------------------------------------------------------- methods
+    def _list_tools(self, request_id: RequestId, params: dict[str, Any], version: str) -> Message:
         cursor = params.get("cursor")
-        if cursor is not None and not isinstance(cursor, str):
-            return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "Invalid cursor")
-        found = self.page(cursor)
+        found = self.page(cursor) if cursor is None or isinstance(cursor, str) else None
         if found is None:
             return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "Invalid cursor")
         chunk, next_cursor = found
@@ -374,42 +275,11 @@ class MCPServer:
             result["cacheScope"] = self.config.cache_scope
         return jsonrpc.result(request_id, result)
 
-    def _call_tool(
-        self, request_id: jsonrpc.RequestId, params: dict[str, Any], version: str
-    ) -> Message:
-        name = params.get("name")
-        tool = next((t for t in self.tools if t["name"] == name), None)
-        if tool is None:
-            # An unknown tool is a protocol error with -32602, not -32601 (that is for methods).
-            return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, f"Unknown tool: {name}")
-        self.calls += 1
-        arguments = params.get("arguments") or {}
-        missing = [k for k in tool.get("inputSchema", {}).get("required", []) if k not in arguments]
-        if missing or name in self.config.failing_tools:
-            text = (
-                f"Missing argument: {missing[0]}"
-                if missing
-                else f"{name} failed: service unavailable"
-            )
-            return jsonrpc.result(
-                request_id, {"content": [{"type": "text", "text": text}], "isError": True}
-            )
-        summary = (
-            ", ".join(
-                f"{k}={json.dumps(arguments[k], ensure_ascii=False)}" for k in sorted(arguments)
-            )
-            or "no arguments"
-        )
-        payload: dict[str, Any] = {
-            "content": [{"type": "text", "text": f"{name} ran with {summary} (call {self.calls})"}],
-            "isError": False,
-        }
-        if versions.has_structured_content(version) and "outputSchema" in tool:
-            # A server that declares an outputSchema must return content that conforms to it.
-            structured = demo_value(tool["outputSchema"], self.calls)
-            payload["structuredContent"] = structured
-            payload["content"] = [{"type": "text", "text": json.dumps(structured)}]
-        return jsonrpc.result(request_id, payload)
+    def _call_tool(self, request_id: RequestId, params: dict[str, Any], version: str) -> Message:
+        failing = self.config.failing_tools
+        answer, ran = run_tool(self.catalog, failing, self.calls + 1, request_id, params, version)
+        self.calls += ran
+        return answer
 
     def snapshot(self) -> dict[str, Any]:
         return {
@@ -417,10 +287,28 @@ class MCPServer:
             "phase": self.phase.value,
             "revision": self.revision,
             "listChanged": self.config.list_changed,
-            # Tool dicts are never edited in place (a change replaces the list): sharing is safe.
             "tools": list(self.tools),
             "subscriptions": [str(s) for s in self.subscriptions],
         }
 
 
-_LEGACY_METHODS = frozenset({"initialize", "ping", "tools/list", "tools/call"})
+def _refusal(method: str) -> str:
+    """Why a known legacy method is refused in this phase (the table says it is)."""
+    if method == "initialize":
+        return "Already initialized"
+    return f"{method} before initialization finished"
+
+
+Method = Callable[[MCPServer, RequestId, dict[str, Any], str], Message]
+_LEGACY_HANDLERS: dict[str, Method] = {
+    "initialize": MCPServer._initialize,
+    "ping": MCPServer._ping,
+    "tools/list": MCPServer._list_tools,
+    "tools/call": MCPServer._call_tool,
+}
+_MODERN_HANDLERS: dict[str, Method] = {
+    "server/discover": MCPServer._discover,
+    "subscriptions/listen": MCPServer._listen,
+    "tools/list": MCPServer._list_tools,
+    "tools/call": MCPServer._call_tool,
+}

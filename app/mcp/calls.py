@@ -1,0 +1,62 @@
+"""Tool calls and the one retry: a call naming a tool the server no longer knows re-discovers.
+
+An unknown tool is answered with -32602. Maybe the client's list is stale, so the first time a
+name is rejected the client re-lists, and once the new list is published it retries the call if
+the tool is still there or reports it gone; a second rejection is reported, never retried.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING, Any
+
+from . import events as ev
+from . import gathering, jsonrpc, lifecycle
+from .events import Output
+from .requests import Pending
+
+if TYPE_CHECKING:
+    from .client import MCPClient
+
+
+def call_tool(client: MCPClient, name: str, arguments: dict[str, Any]) -> Output:
+    client.advance(lifecycle.CALL_TOOL)
+    call = {"name": name, "arguments": copy.deepcopy(arguments)}
+    message = client.request("tools/call", dict(call), Pending("tools/call", call=call))
+    return Output([message], [ev.CallSent(name)])
+
+
+def on_result(client: MCPClient, pending: Pending, result: dict[str, Any]) -> Output:
+    assert pending.call is not None
+    name = pending.call["name"]
+    text = " ".join(c.get("text", "") for c in result.get("content", []) if c.get("type") == "text")
+    event = ev.CallToolError(name, text) if result.get("isError") else ev.CallOk(name, text)
+    return Output(events=[event])
+
+
+def on_error(client: MCPClient, pending: Pending, err: dict[str, Any]) -> Output:
+    if pending.call is None:
+        return Output(events=[ev.RequestFailed(err.get("code"), pending.method)])
+    call = pending.call
+    name = call["name"]
+    rejected = ev.CallRejected(name, err.get("code"), err.get("message"))
+    if err.get("code") == jsonrpc.INVALID_PARAMS and name not in client.retried:
+        # Maybe our list is stale: re-discover once, then retry if the tool still exists.
+        client.retried.add(name)
+        client.awaiting_rediscovery.append(call)
+        return Output(events=[rejected]).extend(gathering.refresh(client, reason="unknown tool"))
+    return Output(events=[rejected, ev.CallAbandoned(name)])
+
+
+def retry_waiting(client: MCPClient) -> Output:
+    """After a publish: retry each call that waited for it, or report its tool gone."""
+    out = Output()
+    names = {t["name"] for t in client.cache.tools}
+    waiting, client.awaiting_rediscovery = client.awaiting_rediscovery, []
+    for call in waiting:
+        if call["name"] in names:
+            out.events.append(ev.CallRetry(call["name"]))
+            out.extend(call_tool(client, call["name"], call["arguments"]))
+        else:
+            out.events.append(ev.CallAbandoned(call["name"], gone=True))
+    return out
