@@ -127,6 +127,10 @@ def test_a_modern_server_needs_no_handshake_before_any_request(method, expected)
     server = MCPServer(ServerConfig("s", tools=tools("a"), supported_versions=("2026-07-28",)))
     [reply] = server.receive(request(method, meta=True))
     assert outcome(reply) == expected
+    [bare] = MCPServer(ServerConfig("s", supported_versions=("2026-07-28",))).receive(
+        request("tools/list")
+    )
+    assert bare["error"]["code"] == -32602
 
 
 # Legacy client, the same page: no request but ping before the initialize response; normal

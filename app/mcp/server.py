@@ -129,7 +129,10 @@ class MCPServer:
             ServerPhase.AWAITING_INITIALIZE,
             ServerPhase.STATELESS,
         )
-        modern = looks_modern and self.speaks_modern and not in_legacy_session
+        # A server that speaks only the modern era reads every request but initialize as modern,
+        # so a request without _meta gets -32602 (missing key), as 2026-07-28 says.
+        only_modern = not self.speaks_legacy and method != "initialize"
+        modern = (looks_modern or only_modern) and self.speaks_modern and not in_legacy_session
         if kind is jsonrpc.Kind.NOTIFICATION:
             # A stateless session has no legacy notifications: a cancellation needs no _meta.
             if modern or self.phase is ServerPhase.STATELESS:
