@@ -68,13 +68,23 @@ class MCPServer:
         self.speaks_modern = Era.MODERN in eras
         self.speaks_legacy = Era.LEGACY in eras
 
+    # The catalog's, readable and settable here (a shell that shares one catalog between
+    # conversations, like app.serving, sets both when it opens one).
     @property
     def tools(self) -> list[dict[str, Any]]:
         return self.catalog.tools
 
+    @tools.setter
+    def tools(self, tools: list[dict[str, Any]]) -> None:
+        self.catalog.tools = tools
+
     @property
     def revision(self) -> int:
         return self.catalog.revision
+
+    @revision.setter
+    def revision(self, revision: int) -> None:
+        self.catalog.revision = revision
 
     # ----------------------------------------------------------------- catalog changes
     def set_tools(self, tools: list[dict[str, Any]]) -> list[Message]:
