@@ -78,3 +78,55 @@ def test_handout_pdf_is_a_download_printed_on_the_server(page: Page):
     assert response.status == 200
     assert response.headers["content-type"] == "application/pdf"
     assert response.body().startswith(b"%PDF")
+
+
+def test_progress_survives_a_reload_and_marks_the_library_card_with_a_way_back(page: Page):
+    page.goto("/scenario/cache?lang=en")
+    connected(page)
+    page.locator("#btn-next").click()
+    expect(page.locator("#status")).to_have_attribute("data-step", "1")
+    page.locator("#btn-next").click()
+    expect(page.locator("#status")).to_have_attribute("data-step", "2")
+    page.goto("/?lang=en")
+    card = page.locator("#card-cache")
+    expect(card).to_have_attribute("data-progress", "started")
+    expect(page.locator("#card-pagination")).to_have_attribute("data-progress", "new")
+    page.reload()
+    expect(card).to_have_attribute("data-progress", "started")
+    expect(card.locator(".progress-chip[data-when=started]")).to_contain_text("Step 3 of 25")
+    expect(page.locator("#continue-last")).to_contain_text("Caching the tool list")
+    card.locator("a.continue").click()
+    connected(page)
+    expect(page.locator("#status")).to_have_attribute("data-step", "2")
+
+
+def test_the_last_step_summarizes_score_missed_questions_myths_and_the_next_lesson(page: Page, app):
+    from tests.test_browser_embed import answers, work_through
+
+    page.goto("/scenario/pagination?lang=en")
+    right = answers(app, "pagination", "2026-07-28", "stdio")
+    work_through(page, right, wrong_first=True)
+    summary = page.locator("#summary")
+    expect(summary).to_be_visible()
+    expect(summary).to_have_attribute("data-raw", "1")
+    expect(summary.locator(".summary-score [data-raw]:not([hidden])")).to_have_text(
+        "You answered 1 of 2 questions right on the first try."
+    )
+    missed = summary.locator("[data-question]:not([hidden])")
+    expect(missed).to_have_count(1)
+    first_question = min(right)
+    expect(missed.locator("a")).to_contain_text(f"Step {first_question + 1}:")
+    expect(summary.locator(".summary-myths a.see-step").first).to_be_visible()
+    expect(page.locator("#summary-next")).to_contain_text("Caching the tool list")
+    missed.locator("a").click()
+    expect(page.locator("#status")).to_have_attribute("data-step", str(first_question))
+
+    page.goto("/course?lang=en")
+    entry = page.locator("#path-pagination")
+    expect(entry).to_have_attribute("data-progress", "completed")
+    expect(entry.locator(".progress-chip[data-when=completed]")).to_contain_text("1/2")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.locator("#btn-forget").click()
+    expect(entry).to_have_attribute("data-progress", "new")
+    page.goto("/?lang=en")
+    expect(page.locator("#card-pagination")).to_have_attribute("data-progress", "new")

@@ -93,7 +93,7 @@ def answers(app, sid: str, version: str, transport: str) -> dict[int, int]:
     return {s["index"]: s["checkpoint"]["answer"] for s in trace if s["checkpoint"]}
 
 
-def work_through(frame: FrameLocator, right: dict[int, int], wrong_first: bool) -> None:
+def work_through(frame: FrameLocator | Page, right: dict[int, int], wrong_first: bool) -> None:
     """Step to the end, answering each question (the first one wrongly if asked)."""
     status = frame.locator("#status")
     expect(frame.locator("body")).to_have_attribute("data-ws", "open")

@@ -19,6 +19,7 @@
     try { return JSON.parse(localStorage.getItem(PREFIX + sid)) || {}; } catch (e) { return {}; }
   }
   function save(sid, record) {
+    record.updated = Date.now();
     try { localStorage.setItem(PREFIX + sid, JSON.stringify(record)); } catch (e) { /* full or off */ }
   }
   function where() {
@@ -70,7 +71,10 @@
     }
     if (first) emit("initialized", at);
     else if (at.step !== lastStep) emit("progressed", at);
-    if (at.step === at.total && !completedSent) {
+    /* Completed: the last step reached with every question of this trace answered (a link
+       straight to the end does not complete a lesson). */
+    var answeredAll = questionKeys().every(function (k) { return !!record.answers[k]; });
+    if (at.step === at.total && answeredAll && !completedSent) {
       completedSent = true;
       record.completed = true;
       record.score = score(record);
