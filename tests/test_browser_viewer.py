@@ -104,7 +104,7 @@ def test_library_opens_pagination_and_keyboard_steps_to_the_end_through_every_vi
     expect(page.locator("h1")).to_contain_text("How does an AI agent find its tools?")
     shot(page, "library-en")
     assert axe_problems(page) == []
-    page.locator("#card-pagination a").click()
+    page.locator("#card-pagination a.card-link").click()
     expect(page).to_have_url(re.compile(r"/scenario/pagination\?step=1&view=overview"))
     connected(page)
 
