@@ -124,6 +124,16 @@ def cmd_mcp_server(args: argparse.Namespace) -> int:
     return run_mcp_server(args)
 
 
+def cmd_probe(args: argparse.Namespace) -> int:
+    """Grade a real server: its discovery in each version it offers (exit 0, 1 or 2)."""
+    from app.probe.run import run_probe
+
+    target = list(args.target)
+    if target and target[0] == "--":
+        target = target[1:]
+    return run_probe(target, args.protocol_version, args.format, args.trace, args.timeout)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mcp-lab", description="MCP Discovery Lab")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -159,6 +169,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="apply the scenario's next server_change (then generated ones) this often",
     )
     p.set_defaults(func=cmd_mcp_server)
+    p = sub.add_parser(
+        "probe",
+        help="run the lab's client against a real MCP server and grade its tool discovery",
+        description="Probe a real MCP server: `mcp-lab probe URL` (Streamable HTTP) or "
+        "`mcp-lab probe -- CMD [ARGS...]` (stdio). Exit 0 when every check passes, 1 when any "
+        "fails, 2 when the server cannot be reached.",
+    )
+    p.add_argument("--protocol-version", choices=versions.VERSIONS)
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--trace", metavar="FILE", help="write the session as JSONL trace steps")
+    p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each answer")
+    p.add_argument("target", nargs=argparse.REMAINDER, metavar="URL | -- CMD [ARGS...]")
+    p.set_defaults(func=cmd_probe)
     p = sub.add_parser("serve", help="serve the web lab")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=5000)

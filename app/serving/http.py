@@ -235,7 +235,11 @@ class HttpShell:
         if response.stream is None:
             headers.append((b"Content-Length", str(len(response.body)).encode()))
         try:
-            data = conn.http.send(h11.Response(status_code=response.status, headers=headers))
+            data = conn.http.send(
+                h11.Response(
+                    status_code=response.status, headers=headers, reason=response.reason.encode()
+                )
+            )
             if response.body:
                 data = (data or b"") + (conn.http.send(h11.Data(data=response.body)) or b"")
             if response.stream is None:
