@@ -95,7 +95,7 @@ class SessionRecorder:
                 "frame": frame,
                 "channel": channel,
                 "reply": reply,
-                "events": [{"kind": e.kind, **e.detail} for e in events],
+                "events": [e.as_dict() for e in events],
                 "state": state,
                 "changes": _changes(self.steps[-1]["state"], state) if self.steps else {},
                 "narration": narration.render(phrase[0], phrase[1], events),
