@@ -1,9 +1,10 @@
 """The web shell: extensions created unbound here, bound to an app by `init_app`.
 
 flaskr style: `sock`, `babel` and `htmx` exist once, in this module, and every web module
-registers its routes on its own blueprint named `bp`. `init_app` also installs the `Lab` (the
-scenario library plus the cache of rendered fragments) under `app.extensions["lab"]` and the
-Jinja filters that make tool text safe to show.
+registers its routes on its own blueprint named `bp`. `init_app` installs the security hooks
+first (headers on every response, the Origin check on every websocket upgrade: `security`),
+then the `Lab` (the scenario library plus the cache of rendered fragments) under
+`app.extensions["lab"]` and the Jinja filters that make tool text safe to show.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ htmx = Htmx()
 
 def init_app(app: Flask) -> None:
     """Bind the extensions and register the blueprints of the web shell."""
-    from app.web import course, embed, export, i18n, library, socket, text, viewer, views
+    from app.web import course, embed, export, i18n, library, security, socket, text, viewer, views
     from app.web.lab import Lab
 
+    security.init_app(app)
     babel.init_app(app, locale_selector=i18n.select_locale)
     sock.init_app(app)
     htmx.init_app(app)

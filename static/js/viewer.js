@@ -91,13 +91,30 @@
     lastView = view;
   }
 
+  /* The packet in flight: it rests at its transform attribute and flies there from data-from.
+     Web Animations, not a style attribute, so the CSP needs no 'unsafe-inline'. */
+  var still = window.matchMedia("(prefers-reduced-motion: reduce)");
+  function fly() {
+    var packet = document.querySelector("#panel-overview .packet[data-from]");
+    if (!packet || packet.dataset.flown || still.matches || !packet.animate) return;
+    packet.dataset.flown = "1";
+    var from = packet.dataset.from.split(" ");
+    var to = (packet.getAttribute("transform") || "").match(/-?[\d.]+/g) || [0, 0];
+    packet.animate([
+      { transform: "translate(" + from[0] + "px, " + from[1] + "px)", opacity: 0.25 },
+      { transform: "translate(" + to[0] + "px, " + to[1] + "px)", opacity: 1 }
+    ], { duration: 800, easing: "cubic-bezier(.3, .7, .3, 1)" });
+  }
+
   document.addEventListener("DOMContentLoaded", sync);
+  document.addEventListener("DOMContentLoaded", fly);
   body.addEventListener("htmx:wsBeforeMessage", function () {
     var active = document.activeElement;
     focusedId = active && active !== body ? active.id : null;
   });
   body.addEventListener("htmx:wsAfterMessage", function () {
     sync();
+    fly();
     var active = document.activeElement;
     if (focusedId && (!active || active === body || !body.contains(active))) {
       var again = $(focusedId);
