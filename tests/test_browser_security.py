@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright
 
-from app import create_app
+from app.web.factory import create_app
 
 pytestmark = pytest.mark.browser
 

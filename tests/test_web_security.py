@@ -15,7 +15,7 @@ import socket
 import pytest
 from flask import Flask
 
-from app import create_app
+from app.web.factory import create_app
 from app.web.security import content_security_policy, origin_allowed
 
 STRICT = (
