@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 VENDOR := static/vendor
 
-.PHONY: run test lint format golden bench assets browser clean
+.PHONY: run test lint format golden bench assets inspector browser clean
 
 $(BIN)/mcp-lab: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,15 @@ $(VENDOR)/.stamp: package.json package-lock.json
 
 assets: $(VENDOR)/.stamp
 
+# The MCP Inspector CLI is the interop tests' second real client. It needs Node >= 22.19; the
+# machine's Node is 20, so its own package.json pins the npm `node` package (22.x) beside it.
+INSPECTOR := tests/inspector/node_modules/.stamp
+$(INSPECTOR): tests/inspector/package.json tests/inspector/package-lock.json
+	cd tests/inspector && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+inspector: $(INSPECTOR)
+
 # Browser tests use Debian's Chromium; Playwright cannot download its own browser here.
 browser:
 	@command -v chromium >/dev/null 2>&1 || { \
@@ -35,7 +44,7 @@ translations: $(BIN)/mcp-lab
 run: $(BIN)/mcp-lab assets translations
 	$(BIN)/mcp-lab serve --host 127.0.0.1 --port 5000
 
-test: $(BIN)/mcp-lab assets browser translations
+test: $(BIN)/mcp-lab assets inspector browser translations
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
@@ -59,4 +68,4 @@ bench: $(BIN)/mcp-lab assets
 	$(BIN)/python bench/viewer.py
 
 clean:
-	rm -rf $(VENV) node_modules $(VENDOR)
+	rm -rf $(VENV) node_modules $(VENDOR) tests/inspector/node_modules

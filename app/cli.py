@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,14 @@ def cmd_trace(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from app.web.server import serve  # type: ignore[import-not-found,unused-ignore]
 
+    if args.trace:
+        missing = [path for path in args.trace if not Path(path).is_file()]
+        if missing:
+            print(f"mcp-lab: no trace file {missing[0]!r}", file=sys.stderr)
+            return 2
+        # The app reads LAB_-prefixed settings from the environment (JSON values), also in a
+        # server worker process: the recorded sessions open at /recorded and in the viewer.
+        os.environ["LAB_TRACE_FILES"] = json.dumps([str(Path(p).resolve()) for p in args.trace])
     serve(args.host, args.port)
     return 0
 
@@ -185,6 +194,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve", help="serve the web lab")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=5000)
+    p.add_argument(
+        "--trace",
+        action="append",
+        metavar="FILE",
+        help="also open this recorded session (a JSONL trace, e.g. from mcp-lab probe --trace)",
+    )
     p.set_defaults(func=cmd_serve)
     return parser
 

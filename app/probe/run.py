@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.engine.jsonl import jsonl_lines
 from app.mcp import jsonrpc, versions
 from app.mcp.client import ClientConfig, ClientPhase, Event, MCPClient, Output
 from app.mcp.clock import Clock
@@ -277,12 +278,10 @@ def report_text(report: ProbeReport) -> str:
 
 
 def write_trace(report: ProbeReport, path: str) -> None:
-    """The main run's steps as JSONL, as `mcp-lab trace --format jsonl` writes them."""
+    """The main run's steps as JSONL, the bytes `mcp-lab trace --format jsonl` would write."""
     main = report.main
-    steps = main.steps if main is not None else []
-    with open(path, "w", encoding="utf-8") as f:
-        for step in steps:
-            f.write(json.dumps(step, ensure_ascii=False, separators=(",", ":")) + "\n")
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.writelines(jsonl_lines(main.steps if main is not None else []))
 
 
 def run_probe(

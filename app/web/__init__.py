@@ -21,7 +21,19 @@ htmx = Htmx()
 
 def init_app(app: Flask) -> None:
     """Bind the extensions and register the blueprints of the web shell."""
-    from app.web import course, embed, export, i18n, library, security, socket, text, viewer, views
+    from app.web import (
+        course,
+        embed,
+        export,
+        i18n,
+        library,
+        recorded,
+        security,
+        socket,
+        text,
+        viewer,
+        views,
+    )
     from app.web.lab import Lab
 
     security.init_app(app)
@@ -38,3 +50,5 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(socket.bp)
     app.register_blueprint(export.bp)
     app.register_blueprint(embed.bp)
+    app.register_blueprint(recorded.bp)
+    recorded.init_app(app)

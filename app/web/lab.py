@@ -28,6 +28,9 @@ class Lab:
         self._library: Any = None
         self._traces: dict[tuple[str, str, str], list[Step]] = {}
         self._fragments: dict[Hashable, str] = {}
+        # Recorded sessions (app.web.recorded) shown like scenarios, by id; uploads beyond
+        # `keep` are dropped oldest first, files named at start (`pinned`) never.
+        self.recorded: dict[str, Any] = {}
 
     def _engine(self) -> Any:
         engine = self.config.get("LAB_ENGINE")
@@ -50,10 +53,20 @@ class Lab:
         return self._library
 
     def scenario(self, sid: str) -> Any | None:
-        return self.library.scenarios.get(sid)
+        return self.recorded.get(sid) or self.library.scenarios.get(sid)
+
+    def add_recording(self, recording: Any, *, keep: int, pinned: frozenset[str]) -> None:
+        with self._lock:
+            self.recorded[recording.id] = recording
+            uploads = [k for k in self.recorded if k not in pinned]
+            for old in uploads[: max(0, len(uploads) - keep)]:
+                del self.recorded[old]
 
     def trace(self, sid: str, version: str, transport: str) -> list[Step]:
         """The scenario's steps under this version and transport (computed once)."""
+        recorded = self.recorded.get(sid)
+        if recorded is not None:
+            return list(recorded.steps)
         key = (sid, version, transport)
         trace = self._traces.get(key)
         if trace is None:
