@@ -7,6 +7,7 @@ from flask.testing import FlaskClient
 
 from app.engine.jsonl import jsonl_lines
 from app.web.course import question_key, questions
+from app.web.factory import create_app
 
 
 def test_trace_jsonl_is_the_trace_on_screen_one_step_a_line(client: FlaskClient, app: Flask):
@@ -28,8 +29,14 @@ def test_without_chromium_the_pdf_download_says_to_print_from_the_browser(app: F
     assert "Chromium" in response.get_data(as_text=True)
 
 
-def test_the_embed_may_be_framed_only_by_configured_origins(app: Flask):
-    app.config["FRAME_ANCESTORS"] = "https://course.example.org https://lms.example/"
+def test_the_embed_may_be_framed_only_by_configured_origins(lab_engine):
+    app = create_app(
+        {
+            "TESTING": True,
+            "LAB_ENGINE": lab_engine,
+            "FRAME_ANCESTORS": "https://course.example.org https://lms.example/",
+        }
+    )
     response = app.test_client().get("/embed/handshake?lang=zh&step=3")
     policy = response.headers["Content-Security-Policy"]
     assert "frame-ancestors 'self' https://course.example.org https://lms.example" in policy

@@ -27,6 +27,7 @@ def init_app(app: Flask) -> None:
         export,
         i18n,
         library,
+        lti,
         recorded,
         security,
         socket,
@@ -50,5 +51,6 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(socket.bp)
     app.register_blueprint(export.bp)
     app.register_blueprint(embed.bp)
+    lti.init_app(app)
     app.register_blueprint(recorded.bp)
     recorded.init_app(app)

@@ -18,7 +18,7 @@ from typing import Any
 
 from flask import Blueprint, Flask, current_app, render_template
 
-from app.web import lesson
+from app.web import lesson, security
 from app.web.i18n import select_locale
 
 Step = dict[str, Any]
@@ -51,9 +51,7 @@ def questions(trace: list[Step]) -> list[dict[str, Any]]:
 
 def frame_origins(config: Any) -> list[str]:
     """The origins of LAB_FRAME_ANCESTORS (a space-separated string or a list)."""
-    value = config.get("FRAME_ANCESTORS")
-    items = value.split() if isinstance(value, str) else list(value or [])
-    return [str(item).rstrip("/") for item in items]
+    return security.origins(config.get("FRAME_ANCESTORS"))
 
 
 def lesson_questions(v: Any) -> list[dict[str, Any]]:

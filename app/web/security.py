@@ -29,7 +29,7 @@ POLICY = (
 )
 
 
-def _origins(value: object) -> list[str]:
+def origins(value: object) -> list[str]:
     """A space-separated setting (or a list) as a list of origins without trailing slashes."""
     items = value.split() if isinstance(value, str) else list(value or [])  # type: ignore[call-overload]
     return [str(item).rstrip("/") for item in items]
@@ -37,12 +37,14 @@ def _origins(value: object) -> list[str]:
 
 def content_security_policy(frame_ancestors: object = None) -> str:
     """The lab's CSP: nothing inline, nothing evaluated, framed by itself and `frame_ancestors`."""
-    return POLICY.format(ancestors=" ".join(["'self'", *_origins(frame_ancestors)]))
+    return POLICY.format(ancestors=" ".join(["'self'", *origins(frame_ancestors)]))
 
 
 def _add_headers(response: Response) -> Response:
     headers = response.headers
-    headers["Content-Security-Policy"] = current_app.config["CSP"]
+    # A view may widen the policy for its own page on purpose (the LTI deep-linking return,
+    # whose form posts to the platform); every other response gets the lab's.
+    headers.setdefault("Content-Security-Policy", current_app.config["CSP"])
     headers["X-Content-Type-Options"] = "nosniff"
     headers["Referrer-Policy"] = "no-referrer"
     headers["Cross-Origin-Opener-Policy"] = "same-origin"
@@ -74,6 +76,6 @@ def _check_upgrade() -> None:
 def init_app(app: Flask) -> None:
     """Compute the policy from the configuration once and install both hooks."""
     app.config["CSP"] = content_security_policy(app.config.get("FRAME_ANCESTORS"))
-    app.config["WS_ALLOWED_ORIGINS"] = _origins(app.config.get("ALLOWED_ORIGINS"))
+    app.config["WS_ALLOWED_ORIGINS"] = origins(app.config.get("ALLOWED_ORIGINS"))
     app.after_request(_add_headers)
     app.before_request(_check_upgrade)
