@@ -17,6 +17,7 @@ from app.engine.scenario import Scenario, load_scenario
 
 LIBRARY = load_library(default_scenarios_dir())
 ISSUE_IDS = [
+    "intro",
     "handshake",
     "pagination",
     "cache",

@@ -25,6 +25,7 @@ def init_app(app: Flask) -> None:
         course,
         embed,
         export,
+        glossary,
         i18n,
         library,
         lti,
@@ -44,6 +45,7 @@ def init_app(app: Flask) -> None:
     app.extensions["lab"] = Lab(app.config)
     text.init_app(app)
     course.init_app(app)
+    glossary.init_app(app)
     i18n.init_app(app)
     app.jinja_env.globals["http_flavour"] = views.http_flavour
     app.register_blueprint(library.bp)

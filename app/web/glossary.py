@@ -1,0 +1,65 @@
+"""The glossary page (/glossary, one anchor per term) and the Jinja hooks that link terms.
+
+`glossed` is `visible` plus links: the text is escaped piece by piece and the first occurrence
+of each glossary term becomes a link to its entry, so no text from a scenario is ever trusted
+as HTML. `terms_of` lists the entries a step's texts mention, for the small "Terms" disclosure
+(templates/partials/_terms.html). `topic` names a library card's topic chip in the student's
+language.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from flask import Blueprint, Flask, render_template, url_for
+from markupsafe import Markup
+
+from app.engine import glossary
+from app.web.i18n import pick, select_locale
+from app.web.text import visible
+
+bp = Blueprint("glossary", __name__)
+
+
+@bp.get("/glossary")
+def page() -> str:
+    return render_template("glossary.html", lang=select_locale(), entries=glossary.entries())
+
+
+def glossed(value: Any, lang: str) -> Markup:
+    """The text escaped like `visible`, with each glossary term linked to its entry once."""
+    text = "" if value is None else str(value)
+    out, at = [], 0
+    for start, end, entry in glossary.find(text, lang):
+        href = url_for("glossary.page", lang=lang, _anchor=entry.anchor)
+        out += [
+            visible(text[at:start]),
+            Markup('<a class="term" href="{}" title="{}">{}</a>').format(
+                href, entry.text.get(lang, entry.text["en"]), visible(text[start:end])
+            ),
+        ]
+        at = end
+    out.append(visible(text[at:]))
+    return Markup("").join(out)
+
+
+def terms_of(texts: Iterable[Any], lang: str) -> list[glossary.Entry]:
+    """The glossary entries the texts mention (each once, in order of first mention)."""
+    seen: dict[str, glossary.Entry] = {}
+    for value in texts:
+        for _, _, entry in glossary.find(pick(value, lang), lang):
+            seen.setdefault(entry.key, entry)
+    return list(seen.values())
+
+
+def topic(tag: Any, lang: str) -> str:
+    """A topic chip in the student's language (protocol names such as tools/list stay as is)."""
+    names = glossary.topics().get(str(tag))
+    return str(tag) if names is None else names.get(lang) or names["en"]
+
+
+def init_app(app: Flask) -> None:
+    app.jinja_env.filters.update(glossed=glossed, topic=topic)
+    app.jinja_env.globals["terms_of"] = terms_of
+    app.register_blueprint(bp)
