@@ -2,12 +2,13 @@
 
 The runner names a phrase and its parameters; the phrase texts live in phrases.yaml. Some client
 events add a second sentence (the cache swap, a queued refresh, a retried call). Lists are joined
-the way each language writes them; missing values show as a dash.
+the way each language writes them, counts take their plural form, and empty lists are left out.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import string
 from collections.abc import Callable
 from functools import cache
@@ -306,8 +307,22 @@ def for_server_message(
         if ev.CallToolError in seen:
             return "res.call-iserror", {**base, "tool": name}
         text = detail(ev.CallOk).get("text", "")
+        ran = _RAN.match(text)
+        if ran:  # the lab server's own report, told in the student's language
+            args = "" if ran["args"] == "no arguments" else ran["args"]
+            return "res.call-ran", {
+                **base,
+                "tool": name,
+                "args": args,
+                "call": ran["n"],
+                "n": int(bool(args)),
+            }
         return "res.call-ok", {**base, "tool": name, "text": text}
     return "res.other", base
+
+
+# How the lab's servers word a successful call ("read_order ran with order_id=7 (call 2)").
+_RAN = re.compile(r"^\S+ ran with (?P<args>.+) \(call (?P<n>\d+)\)$")
 
 
 def _json(value: Any) -> str:
@@ -349,4 +364,14 @@ def console_line(sid: str, event: Event) -> dict[str, str] | None:
     make = _CONSOLE_PARAMS.get(type(event))
     if make is None:
         return None
-    return text(f"console.{event.kind}", {"server": sid, **make(event)})
+    key = event.kind
+    if isinstance(event, ev.CallOk) and _RAN.match(event.text):
+        key, params = "call-ran", {"name": event.name, **_ran(event.text)}
+    else:
+        params = make(event)
+    return text(f"console.{key}", {"server": sid, **params})
+
+
+def _ran(report: Any) -> dict[str, str]:
+    ran = _RAN.match(str(report))
+    return {"args": ran["args"], "call": ran["n"]} if ran else {}
