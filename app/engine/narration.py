@@ -170,8 +170,10 @@ def render(key: str, params: dict[str, Any], events: list[Event]) -> dict[str, s
         follow = _follow_up(event)
         if follow is None:
             continue
-        if follow == "ev.published" and _all_new(event.detail):
-            follow = "ev.published-first"
+        if follow == "ev.published":
+            # a one-page list needs no page count: the page phrase already said "single page"
+            follow += "-first" if _all_new(event.detail) else ""
+            follow += "-single" if event.detail.get("pages") == 1 else ""
         extra = _fill(follow, {**params, **event.detail})
         text = {
             lang: f"{text[lang]} {extra[lang]}" if lang != "zh" else text[lang] + extra[lang]
