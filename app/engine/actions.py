@@ -211,9 +211,10 @@ def run_prepared(run: Runner, prepared: PreparedCall) -> None:
     problem = run.host.revalidate(prepared, snaps)
     if problem is not None:
         reason = problem.split(":")[0]
+        detail = problem.partition(": ")[2] or problem  # the schema check's own words (English)
         run.console.append(
             narration.text(
-                f"console.refused-{reason}", {"tool": prepared.model_name, "detail": problem}
+                f"console.refused-{reason}", {"tool": prepared.model_name, "detail": detail}
             )
         )
         run.emit(
@@ -221,7 +222,7 @@ def run_prepared(run: Runner, prepared: PreparedCall) -> None:
             "host",
             "model",
             phrase=f"host.refused-{reason}",
-            params={"tool": prepared.model_name, "detail": problem},
+            params={"tool": prepared.model_name, "detail": detail},
             events=[ev.CallRefused(prepared.model_name, reason, problem)],
         )
         return
