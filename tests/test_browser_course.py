@@ -130,3 +130,16 @@ def test_the_last_step_summarizes_score_missed_questions_myths_and_the_next_less
     expect(entry).to_have_attribute("data-progress", "new")
     page.goto("/?lang=en")
     expect(page.locator("#card-pagination")).to_have_attribute("data-progress", "new")
+
+
+def test_the_embed_button_shows_the_snippet_of_the_lesson_on_screen(page: Page, live_server: str):
+    page.goto("/scenario/cache?version=2025-06-18&transport=http&lang=ru")
+    connected(page)
+    page.locator("#btn-embed").click()
+    expect(page.locator("#embed-dialog")).to_be_visible()
+    code = page.locator("#embed-code").input_value()
+    assert f'<iframe src="{live_server}/embed/cache?' in code
+    assert "version=2025-06-18&amp;transport=http" in code and "lang=ru" in code
+    assert f'<script src="{live_server}/static/js/mcp-lab-embed.js" defer></script>' in code
+    page.locator("#embed-close").click()
+    expect(page.locator("#embed-dialog")).to_be_hidden()
