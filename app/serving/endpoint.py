@@ -18,7 +18,8 @@ owns sockets and parsing (h11); this module owns the MCP transport rules:
 - HTTP+SSE at `/sse` (the 2024-11-05 transport): the GET stream names its POST endpoint in an
   `endpoint` event, each POST there is answered 202 and its reply travels on the stream.
 - An `Origin` header that is not this server's own loopback origin gets 403 (DNS rebinding).
-- `/lab/change` applies the next catalog change on demand, `/lab/status` tells what is served.
+- `/lab/change` applies the next catalog change on demand, `/lab/status` tells what is served,
+  `/lab/sessions` and `/lab/steps?session=ID` give each client's session as trace steps (live).
 
 Every MCP message that crosses is also reported to `observers` as an `Exchange` with the text of
 the HTTP frame that carried it, so a live view or a recorder can show the real bytes.
@@ -48,6 +49,7 @@ from app.mcp.jsonrpc import Message
 from app.mcp.server import MCPServer
 
 from .catalog import Change, ServedServer
+from .live import LiveLog
 
 __all__ = [
     "Exchange",
@@ -192,6 +194,9 @@ class McpEndpoint:
         self.listens: dict[int, _Conversation] = {}  # modern listen streams, by stream number
         self.stateless = _Conversation("stateless", "streamable-http", served.open())
         self._streams = 0
+        # Every session recorded as trace steps for the live view (/lab/sessions, /lab/steps).
+        self.live = LiveLog(served)
+        self.observers.append(self.live.observe)
 
     # ----------------------------------------------------------------- helpers
     def _new_stream(self) -> int:
@@ -237,13 +242,22 @@ class McpEndpoint:
             return _json_response(200, self._change_json(change)), pushes
         if route == ("GET", "/lab/status"):
             return _json_response(200, self.status()), []
-        if parts.path in ("/sse", "/messages", "/lab/change", "/lab/status"):
+        if route == ("GET", "/lab/sessions"):
+            return _json_response(200, {"sessions": self.live.summary()}), []
+        if route == ("GET", "/lab/steps"):
+            key = (parse_qs(parts.query).get("session") or [""])[0]
+            steps = self.live.steps(key)
+            if steps is None:
+                return _error(404, jsonrpc.INVALID_REQUEST, "No such session"), []
+            return _json_response(200, steps), []
+        if parts.path in ("/sse", "/messages", "/lab/change", "/lab/status", "/lab/sessions"):
             return HttpResponse(405), []
         return HttpResponse(404, (("Content-Type", "text/plain"),), b"Not Found\n"), []
 
     def change(self) -> tuple[Change, list[Push]]:
         """Apply the next catalog change; list_changed goes to every conversation owed one."""
         change, owed = self.served.change()
+        self.live.changed(change)
         pushes: list[Push] = []
         by_server = {id(c.server): c for c in self._conversations()}
         for server, notes in owed:

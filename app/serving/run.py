@@ -88,6 +88,7 @@ def _serve_http(served: ServedServer, host: str, port: int, change_every: float 
     if change_every is not None:
         _say(f"applying a change every {change_every:g} s ({served.planned} from the scenario)")
     _say(f"POST {base}/lab/change (or kill -USR1) applies the next change now")
+    _say(f"watch it live: run `mcp-lab serve` and open http://127.0.0.1:5000/watch?server={base}")
 
     def stop(_: int, __: FrameType | None) -> None:
         shell.stop()

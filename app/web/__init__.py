@@ -35,6 +35,7 @@ def init_app(app: Flask) -> None:
         text,
         viewer,
         views,
+        watch,
     )
     from app.web.lab import Lab
 
@@ -55,4 +56,5 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(embed.bp)
     lti.init_app(app)
     app.register_blueprint(recorded.bp)
+    app.register_blueprint(watch.bp)
     recorded.init_app(app)

@@ -188,9 +188,19 @@ def init_app(app: Flask) -> None:
         add(app, rec)
 
 
-def _same_origin() -> bool:
+def same_origin() -> bool:
+    """Whether a state-changing request comes from the lab's own pages (or from no browser).
+
+    Pages are served with Referrer-Policy: no-referrer, so a browser's own form POST says
+    `Origin: null`; Sec-Fetch-Site is what tells same-origin from cross-site then.
+    """
+    site = request.headers.get("Sec-Fetch-Site")
+    if site is not None:
+        return site in ("same-origin", "none")
     origin = request.headers.get("Origin")
-    return origin is None or origin.rstrip("/") == request.host_url.rstrip("/")
+    if origin is None:
+        return True  # not a browser (curl, a script): nothing to forge
+    return origin.rstrip("/") == request.host_url.rstrip("/")
 
 
 @bp.route("/recorded", methods=["GET", "POST"])
@@ -200,7 +210,7 @@ def upload() -> ResponseReturnValue:
     error = None
     status = 200
     if request.method == "POST":
-        if not _same_origin():
+        if not same_origin():
             abort(403)
         if (request.content_length or 0) > MAX_BYTES + 65536:
             error, status = _("The file is too large."), 413
