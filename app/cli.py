@@ -112,7 +112,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from app.web.server import serve  # type: ignore[import-not-found,unused-ignore]
+    from app.web.server import ServeError, serve  # type: ignore[import-not-found,unused-ignore]
 
     if args.trace:
         missing = [path for path in args.trace if not Path(path).is_file()]
@@ -122,7 +122,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         # The app reads LAB_-prefixed settings from the environment (JSON values), also in a
         # server worker process: the recorded sessions open at /recorded and in the viewer.
         os.environ["LAB_TRACE_FILES"] = json.dumps([str(Path(p).resolve()) for p in args.trace])
-    serve(args.host, args.port)
+    try:
+        serve(args.host, args.port, args.workers)
+    except ServeError as exc:
+        print(f"mcp-lab: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -191,14 +195,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each answer")
     p.add_argument("target", nargs=argparse.REMAINDER, metavar="URL | -- CMD [ARGS...]")
     p.set_defaults(func=cmd_probe)
-    p = sub.add_parser("serve", help="serve the web lab")
-    p.add_argument("--host", default="127.0.0.1")
+    p = sub.add_parser(
+        "serve",
+        help="serve the web lab",
+        description="Serve the lab with gunicorn's gevent worker. It binds 127.0.0.1 (this "
+        "machine only) unless --host says otherwise.",
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to bind (default 127.0.0.1; 0.0.0.0 exposes the lab to the network)",
+    )
     p.add_argument("--port", type=int, default=5000)
     p.add_argument(
         "--trace",
         action="append",
         metavar="FILE",
         help="also open this recorded session (a JSONL trace, e.g. from mcp-lab probe --trace)",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="worker processes (default 1; more need LAB_REDIS_URL for shared rooms)",
     )
     p.set_defaults(func=cmd_serve)
     return parser

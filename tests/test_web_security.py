@@ -2,21 +2,18 @@
 
 Headers are checked through Flask's test client for each response type a browser meets: a full
 page, an htmx fragment, a 404 and a static file. The Origin check needs a real handshake, so it
-talks to the threaded `live_server` over a raw socket and reads the status line: 403 for a
+talks to the threaded `live_server` with a raw handshake (tests/rawws.py): 403 for a
 foreign Origin, 101 for none (a script, the SDK) and for the lab's own origin.
 """
 
 from __future__ import annotations
-
-import base64
-import os
-import socket
 
 import pytest
 from flask import Flask
 
 from app.web.factory import create_app
 from app.web.security import content_security_policy, origin_allowed
+from tests.rawws import upgrade
 
 STRICT = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -90,29 +87,9 @@ def test_origin_rules():
 
 
 def upgrade_status(base: str, path: str, origin: str | None) -> int:
-    """Status code of a websocket upgrade request to `path` (raw, so no client adds headers)."""
-    host = base.removeprefix("http://")
-    address, port = host.split(":")
-    key = base64.b64encode(os.urandom(16)).decode()
-    lines = [
-        f"GET {path} HTTP/1.1",
-        f"Host: {host}",
-        "Upgrade: websocket",
-        "Connection: Upgrade",
-        f"Sec-WebSocket-Key: {key}",
-        "Sec-WebSocket-Version: 13",
-    ]
-    if origin is not None:
-        lines.append(f"Origin: {origin}")
-    with socket.create_connection((address, int(port)), timeout=10) as s:
-        s.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
-        head = b""
-        while b"\r\n" not in head:
-            chunk = s.recv(1024)
-            if not chunk:
-                break
-            head += chunk
-    return int(head.split(b" ", 2)[1])
+    sock, status = upgrade(base, path, origin)
+    sock.close()
+    return status
 
 
 def test_a_websocket_from_a_foreign_origin_is_refused_before_the_handshake(live_server):

@@ -1,30 +1,42 @@
-"""Serving the lab to a classroom: gunicorn with threads, started from Python.
+"""Serving the lab to a classroom: gunicorn with the gevent worker, started from Python.
 
-`mcp-lab serve` and `make run` call `serve`. Flask's development server is fine for one person
-but is not built for a room: every open viewer holds a websocket, and with flask-sock each
-socket occupies one server thread for as long as the page is open. Gunicorn's `gthread` worker
-gives a bounded, pre-started pool of such threads with proper timeouts and logging. We run a
-single worker process on purpose: the rendered-fragment cache (and the live classroom mode that
-sends one rendered step to many followers) lives in that process's memory, so all sockets of a
-class must share it. Threads, not processes, are what a room of mostly idle sockets needs.
+`mcp-lab serve` and `make run` call `serve`. Every open viewer holds a websocket for as long as
+its page is open, and a classroom is thousands of them, mostly idle. Gunicorn's gthread worker
+gave each one an OS thread from a fixed pool of 256: socket 257 hung, and 256 half-sent request
+heads (a slow-loris) froze every page. The gevent worker gives each connection a greenlet
+instead (flask-sock supports it; gevent patches the standard library so simple-websocket's
+reader thread is a greenlet too): an idle socket costs a few tens of kilobytes, not a thread,
+and the number of sockets is bounded by `worker_connections`, not by a pool a few clients can
+use up. bench/serving.py measures both models side by side.
+
+Deadlines keep the cheap connections from piling up: `keepalive` bounds how long gunicorn waits
+for a request head (a connection that sends half a head is closed after it), and app.web.wire
+bounds every websocket send and reaps peers that stop answering pings.
+
+One worker process by default: the rendered-step cache and the classroom rooms live in its
+memory. `--workers N` runs N processes, which only makes sense with a shared room store
+(LAB_REDIS_URL); without one, `serve` refuses with a message that says so.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
-from flask import Flask
 from gunicorn.app.base import BaseApplication
 
-# Two viewers per student for a class of 100, plus room for page and asset requests. An idle
-# thread costs a little memory; a missing one makes a student's page wait.
-THREADS = 256
+# Greenlets per worker process: sockets plus page and asset requests. Each is cheap; the cap
+# keeps a flood of connections from exhausting memory or file descriptors.
+CONNECTIONS = 10000
+# Seconds a connection may take to send a request head (and an idle keep-alive may wait).
+HEAD_TIMEOUT = 5
 
 
 class LabServer(BaseApplication):  # type: ignore[misc]
-    """Gunicorn configured in code, serving an already created Flask app."""
+    """Gunicorn configured in code; the Flask app is built in the worker, after gevent's patch."""
 
-    def __init__(self, app: Flask, options: dict[str, Any]) -> None:
+    def __init__(self, app: Any, options: dict[str, Any]) -> None:
+        """`app` is a Flask app, or None to build one in each worker process."""
         self.application = app
         self.options = options
         super().__init__()
@@ -34,32 +46,64 @@ class LabServer(BaseApplication):  # type: ignore[misc]
             if key in self.cfg.settings and value is not None:
                 self.cfg.set(key, value)
 
-    def load(self) -> Flask:
+    def load(self) -> Any:
+        if self.application is None:
+            from app.web.factory import create_app
+
+            self.application = create_app()
         return self.application
 
 
-def options(host: str, port: int, threads: int = THREADS) -> dict[str, Any]:
+def options(host: str, port: int, workers: int = 1) -> dict[str, Any]:
     """Gunicorn settings for a classroom (see the module docstring for why)."""
     return {
         "bind": f"{host}:{port}",
-        "workers": 1,
-        "worker_class": "gthread",
-        "threads": threads,
-        "worker_connections": threads * 4,
+        "workers": workers,
+        "worker_class": "gevent",
+        "worker_connections": CONNECTIONS,
         # A websocket request "lasts" as long as the page is open; the worker itself stays
         # alive by heartbeat, so this timeout only catches a worker that is truly stuck.
         "timeout": 120,
         "graceful_timeout": 5,
-        "keepalive": 5,
+        "keepalive": HEAD_TIMEOUT,
         "accesslog": "-",
         "errorlog": "-",
         "loglevel": "info",
+        # gunicorn's control socket lives at one path per user: two labs would fight over it.
+        "control_socket_disable": True,
     }
 
 
-def serve(host: str, port: int) -> None:
-    """Serve the lab on host:port until interrupted."""
-    from app.web.factory import create_app
+class ServeError(Exception):
+    """A serving configuration that cannot work; the message says what to change."""
 
-    print(f"MCP Discovery Lab on http://{host}:{port}  (gunicorn gthread, {THREADS} threads)")
-    LabServer(create_app(), options(host, port)).run()
+
+def check(workers: int, environ: dict[str, str] | None = None) -> None:
+    """Refuse several worker processes without a shared room store."""
+    environ = os.environ if environ is None else environ  # type: ignore[assignment]
+    if workers < 1:
+        raise ServeError("--workers must be 1 or more")
+    if workers > 1 and not environ.get("LAB_REDIS_URL"):
+        raise ServeError(
+            f"--workers {workers} needs LAB_REDIS_URL (e.g. redis://127.0.0.1:6379/0): each "
+            "process has its own memory, so live rooms must live in Redis to be shared. "
+            "One process (the default) holds thousands of sockets on its own."
+        )
+
+
+def banner(host: str, port: int, workers: int) -> str:
+    """The line `serve` prints first: where the lab is, and who can reach it."""
+    procs = "1 process" if workers == 1 else f"{workers} processes"
+    where = (
+        "only this machine can reach it; --host 0.0.0.0 opens it to the network"
+        if host in ("127.0.0.1", "localhost", "::1")
+        else f"listening on {host}: every machine that can reach this address can open it"
+    )
+    return f"MCP Discovery Lab on http://{host}:{port}  (gunicorn gevent, {procs}; {where})"
+
+
+def serve(host: str, port: int, workers: int = 1) -> None:
+    """Serve the lab on host:port until interrupted."""
+    check(workers)
+    print(banner(host, port, workers), flush=True)
+    LabServer(None, options(host, port, workers)).run()

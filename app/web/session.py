@@ -202,6 +202,8 @@ def handle(lab: Lab, v: Viewer, pacer: Pacer, raw: Any, limit: int = 4096) -> li
             message = str(exc)
         except json.JSONDecodeError:
             message = gettext("That command is not valid JSON.")
+        except RecursionError:  # "[[[[…" fits in the size limit but not in the parser's stack
+            message = gettext("That command is nested too deeply to read.")
         except (ValueError, TypeError, KeyError) as exc:
             message = gettext(
                 "Bad value for %(name)s: %(value)s",

@@ -2,7 +2,9 @@
 
 Each viewer page opens one socket at /ws/scenario/<id> with its deep-link query, so a page that
 reconnects after a drop comes back to the step in its URL. All per-connection state (the
-viewer's cursor and its pacer) is created here, in the handler's locals, and dies with it.
+viewer's cursor and its pacer) is created here, in the handler's locals, and dies with it. The
+socket is wrapped in a `Wire` (bounded sends, a heartbeat that reaps peers that stopped
+reading); websocket routes added later wrap theirs with `wire(ws)` too.
 """
 
 from __future__ import annotations
@@ -15,8 +17,15 @@ from app.web import i18n, sock
 from app.web.pacer import Pacer
 from app.web.render import open_viewer
 from app.web.session import converse
+from app.web.wire import Wire
 
 bp = Blueprint("socket", __name__)
+
+
+def wire(ws: Any) -> Wire:
+    """The route's socket with the app's send deadline and heartbeat (see app.web.wire)."""
+    config = current_app.config
+    return Wire(ws, config["WS_PING_INTERVAL"], config["WS_SEND_TIMEOUT"])
 
 
 def scenario_socket(ws: Any, sid: str) -> None:
@@ -27,8 +36,11 @@ def scenario_socket(ws: Any, sid: str) -> None:
         ws.close(reason=1008, message="unknown scenario")
         return
     viewer = open_viewer(scenario, request.args, i18n.select_locale())
+    # A URL's step past the end (step=999999) means the last step, before any command reads it.
+    last = len(lab.trace(viewer.sid, viewer.version, viewer.transport)) - 1
+    viewer.step = min(viewer.step, last)
     pacer = Pacer(current_app.config["AUTOPLAY_MS"])
-    converse(ws, lab, viewer, pacer, current_app.config["WS_MAX_COMMAND"])
+    converse(wire(ws), lab, viewer, pacer, current_app.config["WS_MAX_COMMAND"])
 
 
 # Registered by call rather than as a decorator so the function stays importable for tests.
