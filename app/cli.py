@@ -10,9 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.engine.checks import check_scenario
 from app.engine.jsonl import jsonl_lines
-from app.engine.library import load_library
+from app.engine.library import load_library, validate
 from app.engine.scenario import (
     Scenario,
     ScenarioInvalid,
@@ -64,10 +63,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     failed = False
     paths = _paths(args.paths)
     for path in paths:
-        try:
-            errors = check_scenario(load_scenario(path))
-        except ScenarioInvalid as exc:
-            errors = exc.errors
+        _, errors = validate(path)  # the same verdict the web library acts on
         for error in errors:
             _print_lines(str(error))
         failed = failed or bool(errors)

@@ -1,11 +1,20 @@
 """The scenario library: every scenario file in a folder, with the broken ones reported
-beside the good ones so that one bad file never hides the rest."""
+beside the good ones so that one bad file never hides the rest.
+
+`validate` is the one judgement of a file, shared by `mcp-lab validate` and the web library:
+the schema and YAML checks of `load_scenario`, then the meaning checks of `check_scenario`
+(every version and transport run, expectations met). A file the CLI rejects is never served.
+Its verdict is remembered per (path, content hash), so the many apps a test run builds pay
+for each file once per process, and an edited file is judged again.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from .checks import check_scenario
 from .scenario import (
     Scenario,
     ScenarioError,
@@ -14,26 +23,60 @@ from .scenario import (
     load_scenario,
 )
 
-__all__ = ["Library", "Scenario", "ScenarioError", "default_scenarios_dir", "load_library"]
+__all__ = [
+    "Library",
+    "Scenario",
+    "ScenarioError",
+    "default_scenarios_dir",
+    "load_library",
+    "validate",
+]
+
+Verdict = tuple[Scenario | None, list[ScenarioError]]
+_verdicts: dict[tuple[str, str], Verdict] = {}
 
 
 @dataclass
 class Library:
     scenarios: dict[str, Scenario]
     errors: list[ScenarioError]
-    broken: dict[str, list[ScenarioError]]
+    broken: dict[str, list[ScenarioError]] = field(default_factory=dict)
+
+
+def validate(path: str | Path) -> Verdict:
+    """(the scenario, []) when the file is valid, else (None, every error it has)."""
+    path = Path(path)
+    try:
+        key: tuple[str, str] | None = (
+            str(path.resolve()),
+            hashlib.sha256(path.read_bytes()).hexdigest(),
+        )
+    except OSError:
+        key = None  # load_scenario says why it cannot read the file
+    if key is not None and key in _verdicts:
+        return _verdicts[key]
+    try:
+        scenario: Scenario | None = load_scenario(path)
+        errors = check_scenario(scenario) if scenario is not None else []
+    except ScenarioInvalid as exc:
+        scenario, errors = None, exc.errors
+    verdict: Verdict = (None if errors else scenario, errors)
+    if key is not None:
+        _verdicts[key] = verdict
+    return verdict
 
 
 def load_library(directory: str | Path) -> Library:
-    """Every *.yaml in the folder; broken files are reported, the rest still load."""
+    """Every *.yaml in the folder that `validate` accepts; the others with all their errors."""
     found: list[Scenario] = []
     errors: list[ScenarioError] = []
     broken: dict[str, list[ScenarioError]] = {}
     for path in sorted(Path(directory).glob("*.yaml")):
-        try:
-            found.append(load_scenario(path))
-        except ScenarioInvalid as exc:
-            errors += exc.errors
-            broken[path.name] = exc.errors
+        scenario, problems = validate(path)
+        if scenario is not None:
+            found.append(scenario)
+        else:
+            errors += problems
+            broken[path.name] = problems
     found.sort(key=lambda s: (s.order, s.id))
     return Library({s.id: s for s in found}, errors, broken)

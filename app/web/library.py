@@ -1,18 +1,46 @@
 """The library page: one card per scenario, and the files that failed validation.
 
 Each card links to the scenario's own URL (/scenario/<id>) in the current language. A scenario
-file that fails validation is listed as unavailable with its `file:line: field: message` error,
-and the other scenarios keep working. The language switch is a set of plain links (`?lang=`),
+file that `mcp-lab validate` rejects (app.engine.library.validate) is one unavailable card
+listing all its errors, one `file:line: field: message` a line, and the other scenarios keep
+working. The language switch is a set of plain links (`?lang=`),
 which also set the remembering cookie (see i18n).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
 
 from flask import Blueprint, current_app, render_template
 
 from app.web.i18n import select_locale
 
 bp = Blueprint("library", __name__)
+
+
+@dataclass
+class Unavailable:
+    """One broken file, with every error `mcp-lab validate` finds in it, one per line."""
+
+    file: str
+    errors: list[Any]
+
+    def __str__(self) -> str:
+        return "\n".join(map(str, self.errors))
+
+
+def unavailable(errors: list[Any]) -> list[Any]:
+    """The library's errors as one entry per file (errors without a file stay as they are)."""
+    grouped: dict[str, Unavailable] = {}
+    loose: list[Any] = []
+    for error in errors:
+        name = getattr(error, "file", None)
+        if name is None:
+            loose.append(error)
+        else:
+            grouped.setdefault(name, Unavailable(name, [])).errors.append(error)
+    return [*grouped.values(), *loose]
 
 
 @bp.get("/")
@@ -23,5 +51,5 @@ def index() -> str:
         "library.html",
         lang=select_locale(),
         scenarios=list(library.scenarios.values()),
-        errors=list(library.errors),
+        errors=unavailable(list(library.errors)),
     )
