@@ -43,8 +43,12 @@ def content_security_policy(frame_ancestors: object = None) -> str:
 def _add_headers(response: Response) -> Response:
     headers = response.headers
     # A view may widen the policy for its own page on purpose (the LTI deep-linking return,
-    # whose form posts to the platform); every other response gets the lab's.
-    headers.setdefault("Content-Security-Policy", current_app.config["CSP"])
+    # whose form posts to the platform); every other response gets the lab's, computed from
+    # the configuration of the moment.
+    headers.setdefault(
+        "Content-Security-Policy",
+        content_security_policy(current_app.config.get("FRAME_ANCESTORS")),
+    )
     headers["X-Content-Type-Options"] = "nosniff"
     headers["Referrer-Policy"] = "no-referrer"
     headers["Cross-Origin-Opener-Policy"] = "same-origin"
@@ -65,7 +69,7 @@ def origin_allowed(origin: str | None, host: str, allowed: list[str]) -> bool:
 def _check_upgrade() -> None:
     if request.headers.get("Upgrade", "").lower() != "websocket":
         return
-    allowed = current_app.config["WS_ALLOWED_ORIGINS"]
+    allowed = origins(current_app.config.get("ALLOWED_ORIGINS"))
     if not origin_allowed(request.headers.get("Origin"), request.host, allowed):
         current_app.logger.warning(
             "websocket refused: Origin %r is not %s", request.headers.get("Origin"), request.host
@@ -74,8 +78,8 @@ def _check_upgrade() -> None:
 
 
 def init_app(app: Flask) -> None:
-    """Compute the policy from the configuration once and install both hooks."""
+    """Install both hooks (they read the configuration on each request, so it can change);
+    CSP holds the policy at start for views that derive their own from it."""
     app.config["CSP"] = content_security_policy(app.config.get("FRAME_ANCESTORS"))
-    app.config["WS_ALLOWED_ORIGINS"] = origins(app.config.get("ALLOWED_ORIGINS"))
     app.after_request(_add_headers)
     app.before_request(_check_upgrade)
