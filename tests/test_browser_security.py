@@ -1,4 +1,6 @@
-"""The CSP in a real browser: every scenario stepped through in Chromium, nothing refused.
+"""The CSP and our escaping in a real browser: every scenario stepped through in Chromium with
+nothing refused, and a corpus of XSS payloads everywhere a student can meet text, none of which
+runs.
 
 The lab is served by the threaded `live_server` with its real headers, so Chromium enforces the
 strict Content-Security-Policy. An init script (which the CSP does not govern) records every
@@ -9,13 +11,18 @@ attribute in a swapped fragment or an eval would show up here first.
 
 from __future__ import annotations
 
+import json
+import threading
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright
 
 from app.web.factory import create_app
+from tests.xss import PAYLOADS
 
 pytestmark = pytest.mark.browser
 
@@ -56,7 +63,7 @@ class Watched:
         self.page.on("pageerror", lambda e: self.problems.append(f"pageerror: {e}"))
 
     def violations(self) -> list[str]:
-        return list(self.page.evaluate("window.__violations || []"))
+        return violations(self.page)
 
     def close(self) -> None:
         self.context.close()
@@ -90,6 +97,10 @@ async () => {
   return seen;
 }
 """
+
+
+def violations(page: Page) -> list[str]:
+    return list(page.evaluate("window.__violations || []"))
 
 
 def step_through(page: Page) -> int:
@@ -129,3 +140,157 @@ def test_a_violation_would_be_seen(browser, live_server):
         assert "style-src" in watched.violations()[0]
     finally:
         watched.close()
+
+
+# --- The XSS corpus (tests/xss.py) in every text field, URL parameter and websocket field ---
+
+CAPTURE = """
+window.__fired = [];
+window.__xss = (n) => window.__fired.push(n);
+window.__sockets = [];
+const Native = window.WebSocket;
+window.WebSocket = function (url, protocols) {
+  const socket = new Native(url, protocols);
+  window.__sockets.push(socket);
+  return socket;
+};
+window.WebSocket.prototype = Native.prototype;
+Object.assign(window.WebSocket, {CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3});
+"""
+# Markup that only an injection could have put there: handlers, script URLs, foreign elements,
+# htmx attributes that fetch or evaluate, inline scripts.
+ACTIVE = """
+() => {
+  const bad = [];
+  const urlish = ["href", "src", "action", "formaction", "xlink:href", "data", "srcdoc"];
+  const icon = document.querySelector("head > link[rel=icon]");  // ours: an inline SVG
+  for (const el of document.querySelectorAll("*")) {
+    if (el === icon) continue;
+    const tag = el.tagName.toLowerCase();
+    if (["iframe", "object", "embed", "base", "img", "video", "audio", "source", "marquee",
+         "math", "mglyph", "foreignobject", "x", "noscript", "input", "link"].includes(tag)
+        && !(tag === "link" && el.getAttribute("href").startsWith("/static/")))
+      bad.push("element " + tag);
+    if (tag === "script" && !(el.getAttribute("src") || "").startsWith("/static/"))
+      bad.push("script " + el.outerHTML.slice(0, 80));
+    if (tag === "style" || (tag === "meta" && el.hasAttribute("http-equiv")))
+      bad.push("element " + tag);
+    for (const a of el.attributes) {
+      const name = a.name.toLowerCase(), value = a.value.trim().toLowerCase();
+      if (name.startsWith("on") || name.startsWith("hx-on") || name === "style" ||
+          ["hx-get", "hx-post", "hx-put", "hx-delete", "hx-patch", "formaction"].includes(name) ||
+          (name === "hx-vals" && value.startsWith("js:")) ||
+          (urlish.includes(name) && /^(javascript|data|vbscript):/.test(value.replace(/\\s/g, ""))))
+        bad.push(tag + " " + name + "=" + a.value.slice(0, 60));
+    }
+  }
+  return bad;
+}
+"""
+
+
+def strings(node: object) -> list[str]:
+    """Every string in a YAML document, keys included."""
+    if isinstance(node, dict):
+        return [*map(str, node), *(s for v in node.values() for s in strings(v))]
+    if isinstance(node, list):
+        return [s for item in node for s in strings(item)]
+    return [node] if isinstance(node, str) else []
+
+
+@pytest.fixture(scope="module")
+def hostile_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    from werkzeug.serving import make_server
+
+    from tests.conftest import free_port
+    from tests.xss import hostile_scenario
+
+    folder = tmp_path_factory.mktemp("xss")
+    source = Path(__file__).resolve().parent.parent / "scenarios" / "pagination.yaml"
+    placed = strings(yaml.safe_load(hostile_scenario(source, folder).read_text("utf-8")))
+    assert all(any(p in text for text in placed) for p in PAYLOADS)  # every payload is placed
+    app = create_app({"SCENARIOS_DIR": str(folder), "AUTOPLAY_MS": 400})
+    assert list(app.extensions["lab"].library.scenarios) == ["xss"]  # and the file is valid
+    port = free_port()
+    server = make_server("127.0.0.1", port, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{port}"
+    server.shutdown()
+    thread.join(timeout=5)
+
+
+def hostile_commands() -> list[str]:
+    sent = []
+    for n, payload in enumerate(PAYLOADS):
+        field = ("command", "step", "view", "lang", "speed", "choice", "version")[n % 7]
+        name = {"step": "goto", "lang": "language", "choice": "answer"}.get(field, field)
+        sent.append(
+            json.dumps(
+                {"command": payload} if field == "command" else {"command": name, field: payload}
+            )
+        )
+    return sent
+
+
+def assert_inert(page: Page, where: str) -> None:
+    assert page.evaluate("window.__fired") == [], where
+    assert page.evaluate(ACTIVE) == [], where
+
+
+@pytest.mark.parametrize(
+    ("lang", "csp"), [("en", True), ("en", False), ("zh", False), ("ru", False)]
+)
+def test_no_payload_of_the_corpus_runs_anywhere_a_student_can_reach(
+    browser, hostile_server, lang, csp
+):
+    """With the CSP off (bypass_csp), escaping alone must hold; with it on, nothing is refused
+    either, because nothing even tried to run."""
+    context = browser.new_context(base_url=hostile_server, bypass_csp=not csp)
+    context.add_init_script(WATCH + CAPTURE)
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    try:
+        page.goto(f"/?lang={lang}")
+        assert page.locator(".card").count() == 1
+        assert_inert(page, "library")
+        page.goto(f"/scenario/xss?lang={lang}")
+        assert step_through(page) > 0
+        assert_inert(page, "steps")
+        # Websocket fields: every payload as a command, a step, a view, a language, ...
+        page.evaluate(
+            "(frames) => frames.forEach((f) => window.__sockets[0].send(f))", hostile_commands()
+        )
+        page.evaluate("window.__sockets[0].send(JSON.stringify({command: 'goto', step: 1}))")
+        expect(page.locator("#status")).to_have_attribute("data-step", "1")
+        assert page.locator("#alert").count() == 1
+        assert_inert(page, "websocket fields")
+        # URL parameters and paths.
+        for payload in PAYLOADS[:: len(PAYLOADS) // 12]:
+            q = urllib.parse.quote(payload, safe="")
+            page.goto(f"/scenario/xss?step={q}&view={q}&version={q}&transport={q}&lang={lang}")
+            expect(page.locator("body")).to_have_attribute("data-ws", "open")
+            assert_inert(page, f"url {payload}")
+            page.goto(f"/{q}?lang={q}")
+            assert_inert(page, f"path {payload}")
+        if csp:
+            assert violations(page) == []
+        assert problems == []
+    finally:
+        context.close()
+
+
+def test_the_corpus_check_sees_a_payload_that_runs(browser, hostile_server):
+    """The watch works: a payload inserted as markup (with the CSP off) is caught twice."""
+    context = browser.new_context(base_url=hostile_server, bypass_csp=True)
+    context.add_init_script(CAPTURE)
+    page = context.new_page()
+    try:
+        page.goto("/")
+        page.evaluate(f"document.body.insertAdjacentHTML('beforeend', {json.dumps(PAYLOADS[2])})")
+        page.wait_for_function("window.__fired.length > 0")
+        assert page.evaluate("window.__fired") == [2]
+        assert any("onerror" in found for found in page.evaluate(ACTIVE))
+    finally:
+        context.close()
