@@ -8,6 +8,7 @@ server, which flask-sock supports), for the browser tests.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import socket
 import threading
@@ -54,14 +55,24 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def live_server() -> Iterator[str]:
-    """Base URL of the lab served from a thread for the whole session."""
-    app = create_app({"LAB_ENGINE": default_engine(), "AUTOPLAY_MS": 400})
+@contextlib.contextmanager
+def served_from_a_thread(app: Flask) -> Iterator[str]:
+    """Base URL of `app` served by werkzeug's threaded server on a free 127.0.0.1 port."""
     port = free_port()
     server = make_server("127.0.0.1", port, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{port}"
-    server.shutdown()
-    thread.join(timeout=5)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.shutdown()
+        thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def live_server() -> Iterator[str]:
+    """Base URL of the lab served from a thread for the whole session."""
+    with served_from_a_thread(
+        create_app({"LAB_ENGINE": default_engine(), "AUTOPLAY_MS": 400})
+    ) as url:
+        yield url

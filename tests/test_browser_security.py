@@ -12,7 +12,6 @@ attribute in a swapped fragment or an eval would show up here first.
 from __future__ import annotations
 
 import json
-import threading
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +21,8 @@ import yaml
 from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright
 
 from app.web.factory import create_app
-from tests.xss import PAYLOADS
+from tests.conftest import served_from_a_thread
+from tests.xss import PAYLOADS, hostile_scenario
 
 pytestmark = pytest.mark.browser
 
@@ -200,24 +200,14 @@ def strings(node: object) -> list[str]:
 
 @pytest.fixture(scope="module")
 def hostile_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    from werkzeug.serving import make_server
-
-    from tests.conftest import free_port
-    from tests.xss import hostile_scenario
-
     folder = tmp_path_factory.mktemp("xss")
     source = Path(__file__).resolve().parent.parent / "scenarios" / "pagination.yaml"
     placed = strings(yaml.safe_load(hostile_scenario(source, folder).read_text("utf-8")))
     assert all(any(p in text for text in placed) for p in PAYLOADS)  # every payload is placed
     app = create_app({"SCENARIOS_DIR": str(folder), "AUTOPLAY_MS": 400})
     assert list(app.extensions["lab"].library.scenarios) == ["xss"]  # and the file is valid
-    port = free_port()
-    server = make_server("127.0.0.1", port, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{port}"
-    server.shutdown()
-    thread.join(timeout=5)
+    with served_from_a_thread(app) as url:
+        yield url
 
 
 def hostile_commands() -> list[str]:
