@@ -51,6 +51,8 @@ class LabServer(BaseApplication):  # type: ignore[misc]
             from app.web.factory import create_app
 
             self.application = create_app()
+            # Validate the library while the worker boots, not on the first student's request.
+            _ = self.application.extensions["lab"].library
         return self.application
 
 
