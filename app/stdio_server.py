@@ -17,7 +17,6 @@ from typing import Any, TextIO
 
 from app.engine.runner import server_config
 from app.mcp import jsonrpc
-from app.mcp.framing import encode_json
 from app.mcp.jsonrpc import Message
 from app.mcp.server import MCPServer
 from app.serving.catalog import UnknownServer, server_spec
@@ -60,13 +59,39 @@ def _handle(server: MCPServer, message: Any) -> list[Message]:
         ]
 
 
-def answer_line(server: MCPServer, line: str) -> list[Message]:
-    """What the server answers to one line of input (a parse error for a line that is not JSON)."""
+def answer_batch(server: MCPServer, batch: list[Any]) -> Message | list[Message] | None:
+    """A JSON-RPC batch: one reply per request in it, in order (2025-03-26 only).
+
+    Batches existed in 2025-03-26 alone (added there, removed in 2025-06-18), and initialize
+    never belongs in one, so a batch before a 2025-03-26 session exists is refused whole (one
+    error object); otherwise the replies (an array), or None when it held only notifications.
+    """
+    if server.legacy_version != "2025-03-26":
+        text = "JSON-RPC batches are a 2025-03-26 feature; this session cannot take one"
+        return jsonrpc.error(None, jsonrpc.INVALID_REQUEST, text)
+    if not batch:
+        return jsonrpc.error(None, jsonrpc.INVALID_REQUEST, "An empty batch is not a request")
+    replies: list[Message] = []
+    for item in batch:
+        if isinstance(item, dict) and item.get("method") == "initialize":
+            text = "initialize must not be part of a batch"
+            replies.append(jsonrpc.error(item.get("id"), jsonrpc.INVALID_REQUEST, text))
+            continue
+        replies += _handle(server, item)
+    return replies or None
+
+
+def answer_line(server: MCPServer, line: str) -> list[Message | list[Message]]:
+    """What the server writes for one line of input: each item is one line out (a batch's
+    replies are one line, an array). A line that is not JSON gets a parse error."""
     try:
         message = _parse(line)
     except ValueError:  # json.JSONDecodeError is a ValueError
         return [jsonrpc.error(None, jsonrpc.PARSE_ERROR, "Parse error")]
-    return _handle(server, message)
+    if isinstance(message, list):
+        answer = answer_batch(server, message)
+        return [] if answer is None else [answer]
+    return list(_handle(server, message))
 
 
 def serve_stdio(server: MCPServer, stdin: TextIO, stdout: TextIO) -> None:
@@ -78,5 +103,5 @@ def serve_stdio(server: MCPServer, stdin: TextIO, stdout: TextIO) -> None:
         if not line.strip():
             continue
         for reply in answer_line(server, line):
-            stdout.write(encode_json(reply) + "\n")
+            stdout.write(json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n")
             stdout.flush()

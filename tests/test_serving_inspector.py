@@ -38,8 +38,8 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def inspector(tmp_path: Path, *args: str) -> dict[str, Any]:
-    """Run the Inspector's CLI mode; its JSON answer."""
+def inspector(tmp_path: Path, *args: str, tool_error: bool = False) -> dict[str, Any]:
+    """Run the Inspector's CLI mode; its JSON answer (it exits non-zero on an isError result)."""
     done = subprocess.run(
         [str(NODE), str(LAUNCHER), "--cli", *args],
         capture_output=True,
@@ -52,7 +52,7 @@ def inspector(tmp_path: Path, *args: str) -> dict[str, Any]:
             "MCP_CATALOG_PATH": str(tmp_path / "c.json"),
         },
     )
-    assert done.returncode == 0, done.stderr + done.stdout
+    assert (done.returncode != 0) is tool_error, done.stderr + done.stdout
     result: dict[str, Any] = json.loads(done.stdout)
     return result
 
@@ -119,12 +119,16 @@ def test_inspector_over_streamable_http_lists_and_calls(tmp_path: Path) -> None:
             tmp_path,
             f"{base}/mcp",
             "--method", "tools/call", "--tool-name", "read_order", "--tool-arg", "order_id=517",
+            tool_error=True,
         )  # fmt: skip
     assert names(listed) == ["read_order", "list_orders"]
-    assert called["isError"] is False
-    # The Inspector sends 517 as a number although the schema says string; the lab's server
-    # does not validate argument types (yet), so it runs the tool.
-    assert "read_order ran with order_id=517" in called["content"][0]["text"]
+    # The Inspector sends 517 as a number although the schema says string: from 2025-11-25 an
+    # argument that does not fit the inputSchema is a tool error the model can read and correct.
+    (version,) = {e.version for e in seen if e.version}
+    assert version == "2025-11-25"
+    assert called["isError"] is True
+    assert "order_id" in called["content"][0]["text"]
+    assert "string" in called["content"][0]["text"]
     clients = {json.dumps(e.client, sort_keys=True) for e in seen if e.client}
     assert clients and all("name" in json.loads(c) for c in clients)  # it named itself
     assert_server_valid(wire_of([e for e in seen if e.conversation == seen[-1].conversation]))

@@ -1,15 +1,19 @@
 """Running a simulated tool: the result a scenario server gives for a tools/call.
 
-An unknown tool is a protocol error (-32602, not -32601, which is for methods); a missing
-required argument or a tool the scenario marks as failing is a tool error (`isError: true`, a
-normal result the model can read); otherwise the text says what ran with which arguments, and a
-tool with an outputSchema (2025-06-18 on) returns structuredContent that fits it.
+An unknown tool is a protocol error (-32602, not -32601, which is for methods). Arguments that do
+not fit the tool's inputSchema (a missing required one, a wrong type) are a protocol error
+(-32602) up to 2025-06-18 and a tool error (`isError: true`, a normal result the model can read
+and correct) from 2025-11-25 on (SEP-1303). A tool the scenario marks as failing is a tool error
+in every version; otherwise the text says what ran with which arguments, and a tool with an
+outputSchema (2025-06-18 on) returns structuredContent that fits it.
 """
 
 from __future__ import annotations
 
 import json
 from typing import Any
+
+import jsonschema
 
 from . import jsonrpc, versions
 from .catalog import Catalog
@@ -36,6 +40,26 @@ def demo_value(schema: dict[str, Any], seed: int) -> Any:
     )
 
 
+def argument_problem(schema: Any, arguments: Any) -> str | None:
+    """Why `arguments` do not fit the tool's inputSchema, or None when they do."""
+    if not isinstance(arguments, dict):
+        return "arguments must be an object"
+    if not isinstance(schema, dict):
+        return None
+    missing = [k for k in schema.get("required", []) if k not in arguments]
+    if missing:
+        return f"missing argument: {missing[0]}"
+    validator_class = jsonschema.validators.validator_for(schema, jsonschema.Draft202012Validator)
+    try:
+        error = jsonschema.exceptions.best_match(validator_class(schema).iter_errors(arguments))
+    except jsonschema.SchemaError:
+        return None  # the server's own schema is broken: nothing to hold the client to
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path)
+    return f"{where or 'arguments'}: {error.message}"
+
+
 def _text_result(request_id: RequestId, text: str, *, error: bool) -> Message:
     return jsonrpc.result(
         request_id, {"content": [{"type": "text", "text": text}], "isError": error}
@@ -56,9 +80,12 @@ def run_tool(
     if tool is None:
         return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, f"Unknown tool: {name}"), False
     arguments = params.get("arguments") or {}
-    missing = [k for k in tool.get("inputSchema", {}).get("required", []) if k not in arguments]
-    if missing:
-        return _text_result(request_id, f"Missing argument: {missing[0]}", error=True), True
+    problem = argument_problem(tool.get("inputSchema"), arguments)
+    if problem is not None:
+        text = f"Invalid arguments for {name}: {problem}"
+        if versions.argument_errors_are_tool_errors(version):
+            return _text_result(request_id, text, error=True), True
+        return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, text), False
     if name in failing:
         return _text_result(request_id, f"{name} failed: service unavailable", error=True), True
     summary = (

@@ -81,6 +81,12 @@ def has_structured_content(version: str) -> bool:
     return at_least(version, "2025-06-18")
 
 
+def argument_errors_are_tool_errors(version: str) -> bool:
+    """Invalid tool arguments: a tool error (isError) from 2025-11-25 (SEP-1303), before that a
+    protocol error (-32602)."""
+    return at_least(version, "2025-11-25")
+
+
 def http_flavour(version: str) -> str:
     """2024-11-05 used HTTP+SSE (GET stream, POST endpoint); later versions Streamable HTTP."""
     return "http+sse" if version == "2024-11-05" else "streamable-http"

@@ -12,14 +12,14 @@ only MCP messages; change reports go to `on_change` (stderr in the CLI).
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import selectors
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
-from app.mcp.framing import encode_json
 from app.mcp.jsonrpc import Message
 from app.stdio_server import answer_line
 
@@ -57,9 +57,9 @@ class ChangingStdio:
         with contextlib.suppress(OSError):
             self._wake_writer.send(b"\0")
 
-    def _write(self, messages: list[Message]) -> None:
-        for message in messages:
-            self.stdout.write(encode_json(message) + "\n")
+    def _write(self, messages: Sequence[Message | list[Message]]) -> None:
+        for message in messages:  # a batch's replies are one line: an array
+            self.stdout.write(json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n")
         self.stdout.flush()
 
     def _answer(self, line: bytes) -> None:
