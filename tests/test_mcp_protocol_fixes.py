@@ -19,25 +19,15 @@ from app.mcp.jsonrpc import Message
 from app.mcp.schemas import check_message
 from app.mcp.server import MCPServer
 from app.stdio_server import build_server, serve_stdio
+from tests.pair import initialize_request
 
 
-def opened(version: str) -> tuple[MCPServer, int]:
+def opened(version: str) -> MCPServer:
     server = build_server("pagination", "files")
     if versions.era_of(version) is versions.Era.LEGACY:
-        server.receive(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": version,
-                    "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "1"},
-                },
-            }
-        )
+        server.receive(initialize_request(version))
         server.receive({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    return server, 2
+    return server
 
 
 def call(server: MCPServer, version: str, arguments: dict[str, Any]) -> Message:
@@ -55,7 +45,7 @@ def call(server: MCPServer, version: str, arguments: dict[str, Any]) -> Message:
 @pytest.mark.parametrize("version", versions.VERSIONS)
 @pytest.mark.parametrize("arguments", [{}, {"path": 5}], ids=["missing", "wrong-type"])
 def test_invalid_arguments_by_version(version: str, arguments: dict[str, Any]) -> None:
-    server, _ = opened(version)
+    server = opened(version)
     reply = call(server, version, arguments)
     if versions.at_least(version, "2025-11-25"):
         assert reply["result"]["isError"] is True
@@ -74,21 +64,7 @@ def shell(*lines: str) -> list[Any]:
 
 
 def init_line(version: str) -> str:
-    return (
-        json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": version,
-                    "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "1"},
-                },
-            }
-        )
-        + "\n"
-    )
+    return json.dumps(initialize_request(version)) + "\n"
 
 
 INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}\n'

@@ -20,6 +20,7 @@ from app.mcp import versions
 from app.mcp.framing import parse_sse
 from app.serving.catalog import load_served
 from app.serving.endpoint import HttpRequest, HttpResponse, McpEndpoint, Push
+from tests.pair import initialize_request
 
 REPO = Path(__file__).resolve().parent.parent
 ORIGIN = "http://127.0.0.1:3001"
@@ -47,16 +48,8 @@ def header(response: HttpResponse, name: str) -> str | None:
 
 
 def initialize(ep: McpEndpoint, version: str) -> str:
-    message = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": version,
-            "capabilities": {},
-            "clientInfo": {"name": "probe-test", "version": "9.9"},
-        },
-    }
+    message = initialize_request(version)
+    message["params"]["clientInfo"] = {"name": "probe-test", "version": "9.9"}
     response, _ = post(ep, message)
     assert response.status == 200
     session = header(response, "mcp-session-id")
