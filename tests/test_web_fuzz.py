@@ -32,7 +32,7 @@ from app.web.session import COMMANDS, handle
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))
 FAST = settings(
-    max_examples=40,
+    max_examples=25,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -153,7 +153,7 @@ def test_a_mutated_scenario_file_is_valid_or_rejected_with_file_and_line(source,
     original = source.read_text("utf-8")
     target = tmp_path / source.name
 
-    @settings(max_examples=6, deadline=None, database=None)
+    @settings(max_examples=4, deadline=None, database=None)
     @given(text=mutations(original))
     def check(text: str) -> None:
         target.write_text(text, "utf-8")
