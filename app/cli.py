@@ -19,6 +19,7 @@ from app.engine.scenario import (
     load_scenario,
     scenario_path,
 )
+from app.engine.step import LANGUAGES
 from app.engine.textview import render_text
 from app.mcp import versions
 
@@ -157,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--protocol-version", choices=versions.VERSIONS)
     p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     p.add_argument("--format", choices=["jsonl", "text"], default="text")
-    p.add_argument("--lang", choices=["en", "zh", "ru"], default="en")
+    p.add_argument("--lang", choices=LANGUAGES, default="en")
     p.set_defaults(func=cmd_trace)
     p = sub.add_parser(
         "mcp-server",

@@ -17,6 +17,7 @@ from app.mcp.host import PreparedCall
 from app.mcp.tooldiff import diff_tools
 
 from . import narration
+from .recorder import actor
 
 if TYPE_CHECKING:
     from .runner import Runner
@@ -31,36 +32,36 @@ def seconds(ms: int) -> str:
 
 
 def targets(run: Runner, target: str) -> list[str]:
-    return list(run.servers) if target == "all" else [target]
+    return list(run.world.servers) if target == "all" else [target]
 
 
 def connect(run: Runner, target: str, action: dict[str, Any]) -> None:
     for sid in targets(run, target):
-        link = run.links.get(sid)
+        link = run.world.links.get(sid)
         if link is not None and link.flavour == "http+sse":
             run.emit(
                 "transport",
-                run.actor(sid, True),
-                run.actor(sid, False),
+                actor(sid, True),
+                actor(sid, False),
                 frame=link.open_legacy_stream(),
                 phrase="transport.sse-endpoint",
                 params={"server": sid},
             )
-        out = run.clients[sid].start()
+        out = run.world.clients[sid].start()
         run.send_from_client(sid, out, host_started=True)
         run.settle()
 
 
 def list_tools(run: Runner, target: str, action: dict[str, Any]) -> None:
     for sid in targets(run, target):
-        client = run.clients[sid]
+        client = run.world.clients[sid]
         out = client.list_tools(force=bool(action.get("force")), reason="host asked")
         hit = next((e for e in out.events if isinstance(e, ev.CacheHit)), None)
         if hit is not None:
-            run.log(sid, hit)
+            run.world.log(sid, hit)
             run.emit(
                 "cache-hit",
-                run.actor(sid, True),
+                actor(sid, True),
                 "host",
                 events=out.events,
                 phrase="cache.hit",
@@ -78,7 +79,7 @@ def list_tools(run: Runner, target: str, action: dict[str, Any]) -> None:
 
 def refresh(run: Runner, target: str, action: dict[str, Any]) -> None:
     for sid in targets(run, target):
-        client = run.clients[sid]
+        client = run.world.clients[sid]
         out = client.refresh(reason="host asked", restart=bool(action.get("restart")))
         run.send_from_client(sid, out, host_started=True)
         quiet = [e for e in out.events if isinstance(e, ev.RefreshQueued | ev.GatherAbandoned)]
@@ -86,7 +87,7 @@ def refresh(run: Runner, target: str, action: dict[str, Any]) -> None:
             run.emit(
                 "internal",
                 "host",
-                run.actor(sid, True),
+                actor(sid, True),
                 events=out.events,
                 phrase="client.refresh-" + quiet[0].kind,
                 params={"server": sid, **quiet[0].detail},
@@ -94,24 +95,24 @@ def refresh(run: Runner, target: str, action: dict[str, Any]) -> None:
 
 
 def model_request(run: Runner, prompt: str, action: dict[str, Any]) -> None:
-    run.model_prompt = prompt
-    tools = run.host.model_request(run.tool_snapshots())
+    run.world.model_prompt = prompt
+    tools = run.world.host.model_request(run.world.tool_snapshots())
     names = [t["name"] for t in tools]
-    run.console.append(
+    run.world.console.append(
         narration.text(
             "console.model-request",
-            {"number": run.host.model_requests, "count": len(tools), "names": names},
+            {"number": run.world.host.model_requests, "count": len(tools), "names": names},
         )
     )
-    latest = sum(len(c.cache.tools) for c in run.clients.values())
-    phrase = "model.request" if run.host.rebuild_every_request else "model.request-stale"
+    latest = sum(len(c.cache.tools) for c in run.world.clients.values())
+    phrase = "model.request" if run.world.host.rebuild_every_request else "model.request-stale"
     run.emit(
         "model-request",
         "host",
         "model",
         phrase=phrase,
         params={
-            "number": run.host.model_requests,
+            "number": run.world.host.model_requests,
             "count": len(tools),
             "names": names,
             "cached": latest,
@@ -120,18 +121,18 @@ def model_request(run: Runner, prompt: str, action: dict[str, Any]) -> None:
 
 
 def advance_clock(run: Runner, ms: int, action: dict[str, Any]) -> None:
-    run.clock.advance(ms)
+    run.world.clock.advance(ms)
     run.emit(
         "clock",
         "host",
         "host",
         phrase="clock.advance",
-        params={"seconds": seconds(ms), "total": seconds(run.clock.now_ms())},
+        params={"seconds": seconds(ms), "total": seconds(run.world.clock.now_ms())},
     )
 
 
 def server_change(run: Runner, sid: str, action: dict[str, Any]) -> None:
-    server = run.servers[sid]
+    server = run.world.servers[sid]
     tools = copy.deepcopy(server.tools)
     removed = set(action.get("remove", []))
     tools = [t for t in tools if t["name"] not in removed]
@@ -140,12 +141,12 @@ def server_change(run: Runner, sid: str, action: dict[str, Any]) -> None:
     tools += action.get("add", [])
     change = diff_tools(server.tools, tools)
     notes = server.set_tools(tools)
-    run.send_from_server(sid, notes)
+    run.world.send_from_server(sid, notes)
     phrase = "server.change" if server.config.list_changed else "server.change-silent"
     run.emit(
         "internal",
-        run.actor(sid, False),
-        run.actor(sid, False),
+        actor(sid, False),
+        actor(sid, False),
         phrase=phrase,
         params={"server": sid, **change},
     )
@@ -154,16 +155,16 @@ def server_change(run: Runner, sid: str, action: dict[str, Any]) -> None:
 def deliver_next(run: Runner, count: int, action: dict[str, Any]) -> None:
     # A delivery may put a reply in flight; it counts towards n like any other message.
     for _ in range(count):
-        if not run.queue:
+        if not run.world.queue:
             break
         run.deliver()
 
 
 def deliver_newest(run: Runner, count: int, action: dict[str, Any]) -> None:
     for _ in range(count):
-        if not run.queue:
+        if not run.world.queue:
             break
-        run.deliver(len(run.queue) - 1)
+        run.deliver(len(run.world.queue) - 1)
 
 
 def settle_all(run: Runner, _: Any, action: dict[str, Any]) -> None:
@@ -171,7 +172,7 @@ def settle_all(run: Runner, _: Any, action: dict[str, Any]) -> None:
 
 
 def send_by_hand(run: Runner, sid: str, action: dict[str, Any]) -> None:
-    client = run.clients[sid]
+    client = run.world.clients[sid]
     params = copy.deepcopy(action.get("params"))
     if client.era is versions.Era.MODERN:
         params = params or {}
@@ -185,14 +186,14 @@ def call_tool(run: Runner, model_name: str, action: dict[str, Any]) -> None:
 
 
 def prepare(run: Runner, model_name: str, action: dict[str, Any]) -> PreparedCall | None:
-    snaps = run.tool_snapshots()
-    row = run.host.resolve(model_name, snaps)
-    given = {t["name"] for t in run.host.last_model_tools}
+    snaps = run.world.tool_snapshots()
+    row = run.world.host.resolve(model_name, snaps)
+    given = {t["name"] for t in run.world.host.last_model_tools}
     # The model can only name what its last request gave it (once it has had one); a denied
     # name goes on to the access check, which refuses it with its own reason.
-    ungiven = bool(run.host.model_requests) and model_name not in given
+    ungiven = bool(run.world.host.model_requests) and model_name not in given
     if row is None or (ungiven and row["allowed"]):
-        run.console.append(narration.text("console.never-given", {"tool": model_name}))
+        run.world.console.append(narration.text("console.never-given", {"tool": model_name}))
         run.emit(
             "internal",
             "model",
@@ -202,17 +203,17 @@ def prepare(run: Runner, model_name: str, action: dict[str, Any]) -> PreparedCal
             events=[ev.CallRefused(model_name, "never-given")],
         )
         return None
-    prepared = run.host.prepare_call(model_name, action.get("arguments", {}), snaps)
+    prepared = run.world.host.prepare_call(model_name, action.get("arguments", {}), snaps)
     return prepared
 
 
 def run_prepared(run: Runner, prepared: PreparedCall) -> None:
-    snaps = run.tool_snapshots()
-    problem = run.host.revalidate(prepared, snaps)
+    snaps = run.world.tool_snapshots()
+    problem = run.world.host.revalidate(prepared, snaps)
     if problem is not None:
         reason = problem.split(":")[0]
         detail = problem.partition(": ")[2] or problem  # the schema check's own words (English)
-        run.console.append(
+        run.world.console.append(
             narration.text(
                 f"console.refused-{reason}", {"tool": prepared.model_name, "detail": detail}
             )
@@ -226,7 +227,7 @@ def run_prepared(run: Runner, prepared: PreparedCall) -> None:
             events=[ev.CallRefused(prepared.model_name, reason, problem)],
         )
         return
-    out = run.clients[prepared.server_id].call_tool(prepared.tool, prepared.arguments)
+    out = run.world.clients[prepared.server_id].call_tool(prepared.tool, prepared.arguments)
     run.send_from_client(prepared.server_id, out, host_started=True)
 
 
@@ -235,8 +236,8 @@ def prepare_call(run: Runner, model_name: str, action: dict[str, Any]) -> None:
     if prepared is None:
         return
     label = str(action.get("as", model_name))
-    run.prepared[label] = prepared
-    run.console.append(narration.text("console.prepared", {"tool": model_name}))
+    run.world.prepared[label] = prepared
+    run.world.console.append(narration.text("console.prepared", {"tool": model_name}))
     run.emit(
         "internal",
         "model",
@@ -248,23 +249,23 @@ def prepare_call(run: Runner, model_name: str, action: dict[str, Any]) -> None:
 
 
 def run_call(run: Runner, label: str, action: dict[str, Any]) -> None:
-    run_prepared(run, run.prepared[label])
+    run_prepared(run, run.world.prepared[label])
 
 
 def set_user(run: Runner, user: str, action: dict[str, Any]) -> None:
-    run.host.user = user
+    run.world.host.user = user
     run.emit("internal", "host", "host", phrase="host.set-user", params={"user": user})
 
 
 def set_host(run: Runner, settings: dict[str, Any], action: dict[str, Any]) -> None:
     if "rebuildEveryRequest" in settings:
-        run.host.rebuild_every_request = bool(settings["rebuildEveryRequest"])
+        run.world.host.rebuild_every_request = bool(settings["rebuildEveryRequest"])
     run.emit(
         "internal",
         "host",
         "host",
         phrase="host.settings",
-        params={"rebuild": run.host.rebuild_every_request},
+        params={"rebuild": run.world.host.rebuild_every_request},
     )
 
 

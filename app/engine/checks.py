@@ -7,26 +7,27 @@ official schema of its version. `mcp-lab validate` and the tests both use this.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import yaml
 
 from app.mcp.schemas import check_message
 
 from .matcher import first_match, matches
-from .narration import LANGUAGES
 from .runner import run_trace
 from .scenario import Scenario, ScenarioError, _line_of
+from .step import LANGUAGES, Step
 
 MIN_CHECKPOINTS = 2
 
 
-def sender_of(step: dict[str, Any]) -> Literal["client", "server"]:
+def sender_of(step: Step) -> Literal["client", "server"]:
     return "client" if str(step["from"]).startswith("client") else "server"
 
 
-def message_problems(step: dict[str, Any]) -> list[str]:
+def message_problems(step: Step) -> list[str]:
     if step["message"] is None:
         return []
     return check_message(
@@ -37,7 +38,7 @@ def message_problems(step: dict[str, Any]) -> list[str]:
     )
 
 
-def count(trace: list[dict[str, Any]], key: str) -> int:
+def count(trace: Sequence[Step], key: str) -> int:
     """Steps of a kind (`cache-hit`), or requests of a method (`tools/list`)."""
     return sum(
         1 for s in trace if s["kind"] == key or (s["kind"] == "request" and s["method"] == key)
@@ -52,7 +53,7 @@ def expectation_for(scenario: Scenario, era: str, transport: str = "stdio") -> d
     return {**expect, **by_era[era], **by_transport[transport]}
 
 
-def check_trace(scenario: Scenario, trace: list[dict[str, Any]]) -> list[tuple[list[Any], str]]:
+def check_trace(scenario: Scenario, trace: Sequence[Step]) -> list[tuple[list[Any], str]]:
     """Problems in one trace, each with the path of the scenario field it concerns."""
     problems: list[tuple[list[Any], str]] = []
     version, transport = trace[0]["protocolVersion"], trace[0]["transport"]
@@ -121,7 +122,8 @@ def check_trace(scenario: Scenario, trace: list[dict[str, Any]]) -> list[tuple[l
                         f"which never declared tools.listChanged {where}",
                     )
                 )
-        missing = [lang for lang in LANGUAGES if not step["narration"].get(lang, "").strip()]
+        narration = cast(Mapping[str, str], step["narration"])
+        missing = [lang for lang in LANGUAGES if not narration.get(lang, "").strip()]
         if missing:
             problems.append(
                 (["script"], f"step {step['index']} has no {missing} narration {where}")
@@ -131,7 +133,7 @@ def check_trace(scenario: Scenario, trace: list[dict[str, Any]]) -> list[tuple[l
     return problems
 
 
-def refuted_myths(scenario: Scenario, trace: list[dict[str, Any]]) -> set[int]:
+def refuted_myths(scenario: Scenario, trace: Sequence[Step]) -> set[int]:
     """The misconceptions (by index) a step of this trace refutes. Some myths are refuted only
     in one era (a counter-offer needs a version to counter), so a myth must be refuted in at least
     one run of the scenario, not in each."""

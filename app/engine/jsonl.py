@@ -8,11 +8,11 @@ command line are the same bytes, and tools reading either need one parser.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 
-def jsonl_lines(trace: Iterable[dict[str, Any]]) -> Iterator[str]:
+def jsonl_lines(trace: Iterable[Mapping[str, Any]]) -> Iterator[str]:
     """Each step as one line of JSON ending in a newline."""
     for step in trace:
         yield json.dumps(step, ensure_ascii=False, separators=(",", ":")) + "\n"

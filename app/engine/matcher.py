@@ -11,7 +11,10 @@ expected value, or to an operator object:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
+
+from .step import Step
 
 _MISSING = object()
 
@@ -68,5 +71,5 @@ def matches(step: Any, matcher: dict[str, Any]) -> bool:
     return all(_check(lookup(step, path), expected) for path, expected in matcher.items())
 
 
-def first_match(steps: list[dict[str, Any]], matcher: dict[str, Any], start: int = 0) -> int | None:
+def first_match(steps: Sequence[Step], matcher: dict[str, Any], start: int = 0) -> int | None:
     return next((i for i in range(start, len(steps)) if matches(steps[i], matcher)), None)

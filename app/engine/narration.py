@@ -23,7 +23,8 @@ from app.mcp.client import MCPClient
 from app.mcp.events import Event
 from app.mcp.jsonrpc import Message
 
-LANGUAGES = ("en", "zh", "ru")
+from .step import LANGUAGES, Text, in_language
+
 _BOOL = {"en": ("true", "false"), "zh": ("true", "false"), "ru": ("true", "false")}
 # How each language joins a list: "a, b and c", "a、b 和 c", "a, b и c".
 _LIST_JOIN = {"en": (", ", " and "), "zh": ("、", " 和 "), "ru": (", ", " и ")}
@@ -143,7 +144,7 @@ def _changes(params: dict[str, Any], lang: str) -> str:
     return "，".join(parts) if lang == "zh" else join_list(parts, lang)
 
 
-def _fill(key: str, params: dict[str, Any]) -> dict[str, str]:
+def _fill(key: str, params: dict[str, Any]) -> Text:
     entry = phrases()[key]
     out = {}
     for lang in LANGUAGES:
@@ -155,15 +156,19 @@ def _fill(key: str, params: dict[str, Any]) -> dict[str, str]:
             out[lang] = _Formatter(lang).format(template, **values)
         except (KeyError, IndexError) as exc:
             raise KeyError(f"phrase {key} ({lang}) needs {exc}") from None
-    return out
+    return _as_text(out)
 
 
-def text(key: str, params: dict[str, Any] | None = None) -> dict[str, str]:
+def _as_text(by_lang: dict[str, str]) -> Text:
+    return {"en": by_lang["en"], "zh": by_lang["zh"], "ru": by_lang["ru"]}
+
+
+def text(key: str, params: dict[str, Any] | None = None) -> Text:
     """One phrase of phrases.yaml in every language (a console line, a host message)."""
     return _fill(key, params or {})
 
 
-def render(key: str, params: dict[str, Any], events: list[Event]) -> dict[str, str]:
+def render(key: str, params: dict[str, Any], events: list[Event]) -> Text:
     """The step's phrase, then a sentence for each notable client event."""
     text = _fill(key, params)
     for event in events:
@@ -175,11 +180,14 @@ def render(key: str, params: dict[str, Any], events: list[Event]) -> dict[str, s
             follow += "-first" if _all_new(event.detail) else ""
             follow += "-single" if event.detail.get("pages") == 1 else ""
         extra = _fill(follow, {**params, **event.detail})
-        text = {
-            lang: f"{text[lang]} {extra[lang]}" if lang != "zh" else text[lang] + extra[lang]
-            for lang in LANGUAGES
-        }
+        text = _as_text({lang: _joined(text, extra, lang) for lang in LANGUAGES})
     return text
+
+
+def _joined(first: Text, second: Text, lang: str) -> str:
+    """Two sentences in one language: zh runs on with no space, en and ru after one."""
+    a, b = in_language(first, lang), in_language(second, lang)
+    return a + b if lang == "zh" else f"{a} {b}"
 
 
 def _all_new(published: dict[str, Any]) -> bool:
@@ -361,7 +369,7 @@ _CONSOLE_PARAMS: dict[type[Event], Callable[[Any], dict[str, Any]]] = {
 }
 
 
-def console_line(sid: str, event: Event) -> dict[str, str] | None:
+def console_line(sid: str, event: Event) -> Text | None:
     """What the agent's console prints for a client event, in every language."""
     make = _CONSOLE_PARAMS.get(type(event))
     if make is None:

@@ -39,7 +39,6 @@ ACTION_VERBS = (
     "set_host",
     "note",
 )
-LANGUAGES = ("en", "zh", "ru")
 _FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 

@@ -6,10 +6,11 @@ import json
 import re
 import textwrap
 import unicodedata
-from typing import Any
+from collections.abc import Sequence
 
 from .matcher import first_match
 from .scenario import Scenario
+from .step import Step, in_language
 
 _LABELS = {
     "en": {
@@ -76,7 +77,7 @@ def _wrap(text: str, indent: str, width: int = 96) -> list[str]:
     return lines or [indent]
 
 
-def label(step: dict[str, Any]) -> str:
+def label(step: Step) -> str:
     message = step["message"]
     kind = step["kind"]
     if message is None:
@@ -92,7 +93,7 @@ def label(step: dict[str, Any]) -> str:
     return str(step["method"])  # notifications
 
 
-def render_text(trace: list[dict[str, Any]], lang: str, scenario: Scenario) -> str:
+def render_text(trace: Sequence[Step], lang: str, scenario: Scenario) -> str:
     """The whole lesson: title, summary and goals, the narrated steps, then the myths it refutes."""
     labels = _LABELS[lang]
     colon = "：" if lang == "zh" else ": "
@@ -114,16 +115,18 @@ def render_text(trace: list[dict[str, Any]], lang: str, scenario: Scenario) -> s
         out.append(head)
         if step["message"] is not None:
             out.append("      " + json.dumps(step["message"], ensure_ascii=False)[:160])
-        out += _wrap(step["narration"][lang], "      ")
+        out += _wrap(in_language(step["narration"], lang), "      ")
         checkpoint = step["checkpoint"]
         if checkpoint:
-            out.append(f"      ? {labels['question']}{colon}{checkpoint['question'][lang]}")
+            out.append(
+                f"      ? {labels['question']}{colon}{in_language(checkpoint['question'], lang)}"
+            )
             for n, choice in enumerate(checkpoint["choices"]):
-                out.append(f"        {chr(65 + n)}. {choice['text'][lang]}")
+                out.append(f"        {chr(65 + n)}. {in_language(choice['text'], lang)}")
             right = checkpoint["answer"]
             out.append(
                 f"        {labels['answer']}: {chr(65 + right)}. "
-                f"{checkpoint['choices'][right]['why'][lang]}"
+                f"{in_language(checkpoint['choices'][right]['why'], lang)}"
             )
         out.append("")
     if scenario.misconceptions:

@@ -23,6 +23,7 @@ from .gathering import Cache, Gathering
 from .jsonrpc import Message, RequestId
 from .lifecycle import ClientPhase
 from .requests import Pending, Requests
+from .snapshots import ClientState
 from .tooldiff import diff_tools, schema_hash
 from .versions import Era
 
@@ -179,7 +180,7 @@ class MCPClient:
         return RESULT_HANDLERS[pending.method](self, pending, message["result"])
 
     # ----------------------------------------------------------------- state
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> ClientState:
         return {
             "phase": self.phase.value,
             "protocolVersion": self.version,
@@ -187,7 +188,8 @@ class MCPClient:
             "serverInfo": copy.deepcopy(self.server_info),
             "serverCapabilities": copy.deepcopy(self.server_capabilities),
             "listening": self.listening,
-            **gathering.snapshot(self),
+            "cache": gathering.cache_snapshot(self),
+            "gathering": gathering.gathering_snapshot(self),
             "pendingRefresh": self.pending_refresh,
             "inFlight": [str(i) for i in self.requests.in_flight],
         }

@@ -170,6 +170,19 @@ class HttpLink:
         self.streams["server"] = "GET /mcp"
         return Frame("http", "GET /mcp", request + response)
 
+    def _learn_version(self, message: Message) -> None:
+        """The link reads the version off the wire, as a real one would: a modern request names
+        its version in _meta, and an initialize after one is a client falling back to legacy."""
+        if versions.era_of(self.version) is not versions.Era.MODERN:
+            return  # legacy: the initialize result says what was negotiated (server_message)
+        params = message.get("params") or {}
+        if message.get("method") == "initialize":
+            asked = params.get("protocolVersion")
+        else:
+            asked = (params.get("_meta") or {}).get(versions.META_VERSION)
+        if asked in versions.VERSIONS:
+            self.version = str(asked)
+
     def _session_headers(self) -> list[tuple[str, str]]:
         header = versions.session_header(self.version)
         if header and self.session_id:
@@ -186,6 +199,7 @@ class HttpLink:
 
         body = encode_json(message)
         method = message.get("method")
+        self._learn_version(message)
         headers = [
             ("Host", self.authority),
             ("Content-Type", JSON_CONTENT),
@@ -237,6 +251,7 @@ class HttpLink:
             offered = message["result"].get("protocolVersion")
             if offered in versions.VERSIONS:
                 self.version = offered  # headers are spelled as the negotiated version spells them
+                self.negotiated = True
         if self.flavour == "http+sse":
             return Frame("http", "GET /sse", sse_event(message))
         modern = versions.era_of(self.version) is versions.Era.MODERN and not legacy_server

@@ -19,6 +19,7 @@ from . import events as ev
 from .events import Output
 from .jsonrpc import Message
 from .requests import Pending
+from .snapshots import CacheState, GatheringState
 from .tooldiff import diff_tools
 from .versions import Era
 
@@ -169,26 +170,27 @@ def on_page_error(client: MCPClient, pending: Pending, err: dict[str, Any]) -> O
     return Output(events=[event, ev.GatherFailed(g.generation)])
 
 
-def snapshot(client: MCPClient) -> dict[str, Any]:
-    """The cache and the gather in progress, as a step's state shows them."""
-    c, g = client.cache, client.gathering
+def cache_snapshot(client: MCPClient) -> CacheState:
+    c = client.cache
     return {
-        "cache": {
-            "generation": c.generation,
-            "tools": list(c.tools),  # replaced wholesale on publish, never edited in place
-            "fetchedAtMs": c.fetched_at_ms,
-            "ttlMs": c.ttl_ms,
-            "expiresAtMs": c.expires_at_ms,
-            "cacheScope": c.scope,
-            "valid": c.valid,
-            "fresh": cache_fresh(client),
-        },
-        "gathering": None
-        if g is None
-        else {
-            "generation": g.generation,
-            "reason": g.reason,
-            "pages": [[t.get("name") for t in page] for page in g.pages],
-            "nextCursor": g.next_cursor,
-        },
+        "generation": c.generation,
+        "tools": list(c.tools),  # replaced wholesale on publish, never edited in place
+        "fetchedAtMs": c.fetched_at_ms,
+        "ttlMs": c.ttl_ms,
+        "expiresAtMs": c.expires_at_ms,
+        "cacheScope": c.scope,
+        "valid": c.valid,
+        "fresh": cache_fresh(client),
+    }
+
+
+def gathering_snapshot(client: MCPClient) -> GatheringState | None:
+    g = client.gathering
+    if g is None:
+        return None
+    return {
+        "generation": g.generation,
+        "reason": g.reason,
+        "pages": [[t.get("name") for t in page] for page in g.pages],
+        "nextCursor": g.next_cursor,
     }

@@ -21,6 +21,7 @@ from typing import Any
 
 import jsonschema
 
+from .snapshots import Collision, HostRow, HostState, ModelTool
 from .tooldiff import schema_hash
 
 MODEL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -61,17 +62,16 @@ class Host:
         self.user = config.user
         self.rebuild_every_request = config.rebuild_every_request
         self.model_requests = 0
-        self._frozen_tools: list[dict[str, Any]] | None = None
-        self.last_model_tools: list[dict[str, Any]] = []
-        self.console: list[str] = []
+        self._frozen_tools: list[ModelTool] | None = None
+        self.last_model_tools: list[ModelTool] = []
 
     def denied(self, server_id: str, tool: str) -> bool:
         patterns = self.config.deny.get(self.user or "", ())
         return any(fnmatch.fnmatchcase(f"{server_id}/{tool}", p) for p in patterns)
 
-    def table(self, snapshots: Mapping[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    def table(self, snapshots: Mapping[str, list[dict[str, Any]]]) -> list[HostRow]:
         """One row per (server, tool) in server order, with its model-facing name."""
-        rows: list[dict[str, Any]] = []
+        rows: list[HostRow] = []
         taken: set[str] = set()
         for server_id in self.server_ids:
             for tool in snapshots.get(server_id, []):
@@ -90,19 +90,19 @@ class Host:
                 )
         return rows
 
-    def collisions(self, snapshots: Mapping[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    def collisions(self, snapshots: Mapping[str, list[dict[str, Any]]]) -> list[Collision]:
         owners: dict[str, list[str]] = {}
         for server_id in self.server_ids:
             for tool in snapshots.get(server_id, []):
                 owners.setdefault(str(tool.get("name", "")), []).append(server_id)
         return [{"tool": n, "servers": s} for n, s in owners.items() if len(s) > 1]
 
-    def model_tools(self, snapshots: Mapping[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    def model_tools(self, snapshots: Mapping[str, list[dict[str, Any]]]) -> list[ModelTool]:
         """The tools array as the model would receive it now (Anthropic-style keys)."""
         by_key = {
             (s, str(t.get("name", ""))): t for s in self.server_ids for t in snapshots.get(s, [])
         }
-        tools = []
+        tools: list[ModelTool] = []
         for row in self.table(snapshots):
             if not row["allowed"]:
                 continue
@@ -116,13 +116,13 @@ class Host:
             )
         return tools
 
-    def next_tools(self, snapshots: Mapping[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    def next_tools(self, snapshots: Mapping[str, list[dict[str, Any]]]) -> list[ModelTool]:
         """What the next model request would carry, without making one."""
         if not self.rebuild_every_request and self._frozen_tools is not None:
             return self._frozen_tools
         return self.model_tools(snapshots)
 
-    def model_request(self, snapshots: Mapping[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    def model_request(self, snapshots: Mapping[str, list[dict[str, Any]]]) -> list[ModelTool]:
         """Build the next model request's tools. The stale variant reuses the first list forever."""
         tools = self.next_tools(snapshots)
         if not self.rebuild_every_request and self._frozen_tools is None:
@@ -133,7 +133,7 @@ class Host:
 
     def resolve(
         self, model_name: str, snapshots: Mapping[str, list[dict[str, Any]]]
-    ) -> dict[str, Any] | None:
+    ) -> HostRow | None:
         return next((r for r in self.table(snapshots) if r["modelName"] == model_name), None)
 
     def prepare_call(
@@ -169,7 +169,7 @@ class Host:
                 return "schema-changed: the new schema is not valid JSON Schema"
         return None
 
-    def snapshot(self, snapshots: Mapping[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    def snapshot(self, snapshots: Mapping[str, list[dict[str, Any]]]) -> HostState:
         table = self.table(snapshots)
         return {
             "user": self.user,

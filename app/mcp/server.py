@@ -20,6 +20,7 @@ from . import jsonrpc, lifecycle, versions
 from .catalog import DEFAULT_INPUT_SCHEMA, Catalog, shape_tool
 from .jsonrpc import Message, RequestId
 from .lifecycle import SERVER_TRANSITIONS, ServerPhase
+from .snapshots import ServerState
 from .toolcalls import demo_value, run_tool
 from .versions import Era
 
@@ -294,7 +295,7 @@ class MCPServer:
         self.calls += ran
         return answer
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> ServerState:
         return {
             "name": self.config.name,
             "phase": self.phase.value,

@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 
-def schema_hash(tool: dict[str, Any]) -> str:
+def schema_hash(tool: Mapping[str, Any]) -> str:
     """A short fingerprint of a tool's input contract, to spot a changed schema at a glance."""
     canonical = json.dumps(tool.get("inputSchema", {}), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:8]
 
 
-def diff_tools(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> dict[str, list[str]]:
+def diff_tools(
+    old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]]
+) -> dict[str, list[str]]:
     """Names added, removed and changed (same name, other definition), in list order."""
     before = {t["name"]: t for t in old}
     after = {t["name"]: t for t in new}

@@ -1,0 +1,82 @@
+"""The shapes of the core's snapshots: what a client, a server and the host say about themselves.
+
+Each `snapshot()` of the sans-IO core returns one of these TypedDicts: plain JSON data, a full
+copy of the object's visible state, so a step can carry it and any step can be shown alone.
+The step contract (app.engine.step) is built from them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+Tool = dict[str, Any]  # a tool definition exactly as the server sent it
+
+
+class ServerState(TypedDict):
+    name: str
+    phase: str
+    revision: int
+    listChanged: bool
+    tools: list[Tool]
+    subscriptions: list[str]
+
+
+class CacheState(TypedDict):
+    generation: int
+    tools: list[Tool]
+    fetchedAtMs: int | None
+    ttlMs: int | None
+    expiresAtMs: int | None
+    cacheScope: str | None
+    valid: bool
+    fresh: bool
+
+
+class GatheringState(TypedDict):
+    generation: int
+    reason: str
+    pages: list[list[Any]]  # the names on each page gathered so far
+    nextCursor: str | None
+
+
+class ClientState(TypedDict):
+    phase: str
+    protocolVersion: str
+    era: str
+    serverInfo: dict[str, Any]
+    serverCapabilities: dict[str, Any]
+    listening: bool
+    cache: CacheState
+    gathering: GatheringState | None
+    pendingRefresh: bool
+    inFlight: list[str]
+
+
+class HostRow(TypedDict):
+    serverId: str
+    tool: str
+    qualified: str
+    modelName: str
+    schemaHash: str
+    allowed: bool
+
+
+class Collision(TypedDict):
+    tool: str
+    servers: list[str]
+
+
+class HostState(TypedDict):
+    user: str | None
+    rebuildEveryRequest: bool
+    tools: list[HostRow]
+    collisions: list[Collision]
+    denied: list[str]
+
+
+class ModelTool(TypedDict):
+    """A tool as the model receives it (Anthropic-style keys)."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
