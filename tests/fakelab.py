@@ -1,10 +1,10 @@
 """A small stand-in for app.engine: a library of two scenarios and hand-made traces.
 
 The web shell renders traces as pure data, so its tests can run without the engine: this module
-builds step dicts with exactly the keys documented in docs/ARCHITECTURE.md (index, kind, from,
-to, protocolVersion, era, transport, method, id, message, frame, channel, state, changes,
-narration, checkpoint). One scenario, "hostile", carries tool names and descriptions with markup,
-control characters, a 10 KB string and non-BMP characters, to prove they are always escaped.
+builds steps of the engine's own typed contract (app.engine.step.Step: every key, a complete
+state), and a test validates its traces against docs/step.schema.json like the engine's. One
+scenario, "hostile", carries tool names and descriptions with markup, control characters, a
+10 KB string and non-BMP characters, to prove they are always escaped.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.engine.scenario import ScenarioError
+from app.engine.step import ModelTool, State, Step
 
 HOSTILE_NAME = '<img src=x onerror="alert(1)">𝔘\x07'
 LONG = "A" * 10_000
@@ -74,21 +75,33 @@ def _tool(name: str, desc: str = "A tool.") -> dict[str, Any]:
     return {"name": name, "description": desc, "inputSchema": {"type": "object"}}
 
 
-def _state(clock: int, pages: list[list[str]], cache: list[str], cursor: str | None) -> dict:
+def _state(clock: int, pages: list[list[str]], cache: list[str], cursor: str | None) -> State:
     tools = [_tool(n) for n in cache]
+    allowed = [n for n in cache if n != "write"]
+    model_tools: list[ModelTool] = [
+        {"name": f"files__{n}", "description": "A tool.", "input_schema": {"type": "object"}}
+        for n in allowed
+    ]
     return {
         "clockMs": clock,
         "servers": {
             "files": {
                 "name": "Files",
-                "tools": [_tool(n) for n in ("read", "write", "list")],
+                "phase": "operating",
+                "revision": 1,
                 "listChanged": True,
+                "tools": [_tool(n) for n in ("read", "write", "list")],
+                "subscriptions": [],
             }
         },
         "clients": {
             "files": {
-                "phase": "ready" if cache else "discovering",
+                "phase": "ready" if cache else "initializing",
                 "protocolVersion": "2025-06-18",
+                "era": "legacy",
+                "serverInfo": {"name": "Files", "version": "1.0.0"},
+                "serverCapabilities": {"tools": {"listChanged": True}},
+                "listening": False,
                 "cache": {
                     "generation": 1 if cache else 0,
                     "tools": tools,
@@ -97,18 +110,28 @@ def _state(clock: int, pages: list[list[str]], cache: list[str], cursor: str | N
                     "expiresAtMs": 60100 if cache else None,
                     "cacheScope": "session",
                     "valid": bool(cache),
+                    "fresh": bool(cache),
                 },
                 "gathering": None
                 if cache or not pages
-                else {"generation": 1, "pages": pages, "nextCursor": cursor},
+                else {
+                    "generation": 1,
+                    "reason": "host asked",
+                    "pages": pages,
+                    "nextCursor": cursor,
+                },
                 "pendingRefresh": False,
+                "inFlight": [],
             }
         },
         "host": {
+            "user": "student" if cache else None,
+            "rebuildEveryRequest": True,
             "tools": [
                 {
                     "serverId": "files",
                     "tool": n,
+                    "qualified": f"files/{n}",
                     "modelName": f"files__{n}",
                     "schemaHash": f"h{i}abc",
                     "allowed": n != "write",
@@ -116,20 +139,13 @@ def _state(clock: int, pages: list[list[str]], cache: list[str], cursor: str | N
                 for i, n in enumerate(cache)
             ],
             "collisions": [{"tool": "read", "servers": ["files", "web"]}] if cache else [],
-            "user": "student" if cache else None,
             "denied": ["files__write"] if cache else [],
         },
         "model": {
-            "tools": [
-                {
-                    "name": f"files__{n}",
-                    "description": "A tool.",
-                    "input_schema": {"type": "object"},
-                }
-                for n in cache
-                if n != "write"
-            ],
+            "tools": model_tools,
+            "next": model_tools,
             "requests": 1 if cache else 0,
+            "prompt": None,
         },
         "console": [],
     }
@@ -150,9 +166,9 @@ def _frame(transport: str, message: dict, outgoing: bool) -> tuple[str, str]:
     ), "POST /mcp"
 
 
-def run_trace(scenario: FakeScenario, protocol_version: str, transport: str) -> list[dict]:
+def run_trace(scenario: FakeScenario, protocol_version: str, transport: str) -> list[Step]:
     era = "modern" if protocol_version >= "2026" else "legacy"
-    steps: list[dict] = []
+    steps: list[Step] = []
 
     def add(kind, frm, to, method, mid, message, state, narr, changes=None, checkpoint=None):
         frame = channel = None
@@ -172,10 +188,13 @@ def run_trace(scenario: FakeScenario, protocol_version: str, transport: str) -> 
                 "message": message,
                 "frame": frame,
                 "channel": channel,
+                "reply": None,
+                "events": [],
                 "state": copy.deepcopy(state),
                 "changes": changes or {},
                 "narration": narr,
                 "checkpoint": checkpoint,
+                "action": len(steps) if kind != "terminal" else -1,
             }
         )
 
@@ -230,6 +249,7 @@ def run_trace(scenario: FakeScenario, protocol_version: str, transport: str) -> 
                 {"text": _t("Ask for the next page"), "why": _t("Right: it follows nextCursor.")},
             ],
             "answer": 1,
+            "action": 1,
         },
     )
     add(
@@ -283,7 +303,7 @@ def run_trace(scenario: FakeScenario, protocol_version: str, transport: str) -> 
         ),
     )
     s6 = copy.deepcopy(s3)
-    s6["console"] = ["agent: 2 tools offered to the model"]
+    s6["console"] = [_t("agent: 2 tools offered to the model")]
     s6["model"]["requests"] = 2
     add(
         "model-request",

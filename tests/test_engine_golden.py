@@ -10,6 +10,7 @@ import pytest
 from app.engine.library import default_scenarios_dir, load_library
 from app.engine.runner import run_trace
 from tests.golden import canonical, cases, golden_path, render
+from tests.test_engine_step import problems as step_problems
 
 LIBRARY = load_library(default_scenarios_dir())
 
@@ -19,6 +20,7 @@ def test_trace_matches_its_golden_file(scenario_id, version, transport):
     path = golden_path(scenario_id, version, transport)
     assert path.exists(), f"no golden trace {path.name}: run `make golden` and review it"
     trace = run_trace(LIBRARY.scenarios[scenario_id], version, transport)
+    assert step_problems(trace) == []  # every trace keeps the typed step contract
     expected = path.read_text("utf-8").splitlines()
     actual = render(trace).splitlines()
     for want, got in zip(expected, actual, strict=False):

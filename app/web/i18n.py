@@ -16,7 +16,8 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from flask import Flask, Response, request
 
-LANGUAGES = ("en", "zh", "ru")
+from app.engine.step import LANGUAGES as LANGUAGES
+
 NATIVE = {"en": "English", "zh": "中文", "ru": "Русский"}
 COOKIE = "lang"
 

@@ -10,19 +10,39 @@ pure data and deterministic, so caching them never goes stale while the process 
 
 from __future__ import annotations
 
-import importlib
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Protocol
 
-Step = dict[str, Any]
+from app.engine import library as engine_library
+from app.engine import runner as engine_runner
+from app.engine.step import Step
+
+__all__ = ["Engine", "Lab", "Step"]
+
+
+class Engine(Protocol):
+    """What the web shell needs of an engine: app.engine itself, or a test stand-in
+    (tests/fakelab.py) set as LAB_ENGINE."""
+
+    def load_library(self, path: Any) -> Any: ...
+
+    def run_trace(self, scenario: Any, version: str, transport: str) -> Sequence[Step]: ...
+
+
+class _RealEngine:
+    load_library = staticmethod(engine_library.load_library)
+    run_trace = staticmethod(engine_runner.run_trace)
+
+
+REAL_ENGINE: Engine = _RealEngine()
 
 
 class Lab:
     """Library, traces and fragment cache shared by all requests and sockets of one app."""
 
-    def __init__(self, config: Any) -> None:
+    def __init__(self, config: Mapping[str, Any]) -> None:
         self.config = config
         self._lock = threading.Lock()
         self._library: Any = None
@@ -32,13 +52,9 @@ class Lab:
         # `keep` are dropped oldest first, files named at start (`pinned`) never.
         self.recorded: dict[str, Any] = {}
 
-    def _engine(self) -> Any:
-        engine = self.config.get("LAB_ENGINE")
-        if engine is not None:
-            return engine
-        library = importlib.import_module("app.engine.library")
-        runner = importlib.import_module("app.engine.runner")
-        return SimpleNamespace(load_library=library.load_library, run_trace=runner.run_trace)
+    def _engine(self) -> Engine:
+        engine: Engine | None = self.config.get("LAB_ENGINE")
+        return REAL_ENGINE if engine is None else engine
 
     @property
     def library(self) -> Any:

@@ -10,24 +10,15 @@ transport only, so it is rendered with the toolbar and cached per language like 
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
 from typing import Any
 
-from app.web.lab import Step
-
-
-def _first_match() -> Callable[..., int | None] | None:
-    try:
-        return importlib.import_module("app.engine.matcher").first_match
-    except (ImportError, AttributeError):
-        return None
+from app.engine.matcher import first_match
+from app.engine.step import Step
 
 
 def refuting_step(trace: list[Step], matcher: Any) -> int | None:
-    """Index of the first step the matcher fits, or None (no engine, bad matcher, no match)."""
-    first_match = _first_match()
-    if first_match is None or not isinstance(matcher, dict) or not matcher:
+    """Index of the first step the matcher fits, or None (bad matcher, no match)."""
+    if not isinstance(matcher, dict) or not matcher:
         return None
     try:
         return first_match(trace, matcher)

@@ -151,8 +151,8 @@ def apply(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> list[str]:
         v.view = cmd["view"]
         return [session_html(v, pacer)]
     if name in ("version", "transport", "language"):
-        key = {"version": "version", "transport": "transport", "language": "lang"}[name]
-        value = cmd.get(key)
+        field = {"version": "version", "transport": "transport", "language": "lang"}[name]
+        value = cmd.get(field)
         allowed = {
             "version": v.scenario.versions,
             "transport": v.scenario.transports,

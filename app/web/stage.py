@@ -9,6 +9,7 @@ Positions depend only on the step, so the stage renders once per step like every
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 WIDTH = 1000
@@ -34,7 +35,7 @@ def _box(actor: str, x: int, y: int, w: int, name: str = "") -> dict[str, Any]:
     }
 
 
-def layout(state: dict[str, Any]) -> dict[str, Any]:
+def layout(state: Mapping[str, Any]) -> dict[str, Any]:
     """Boxes for model, agent, clients and servers, and the edges between them."""
     ids = list(dict.fromkeys([*state.get("servers", {}), *state.get("clients", {})])) or ["?"]
     height = TOP + ROW * len(ids) + 6
@@ -79,7 +80,7 @@ def _at(edge: dict[str, int], t: float) -> tuple[int, int]:
     )
 
 
-def motion(step: dict[str, Any], stage: dict[str, Any]) -> dict[str, Any] | None:
+def motion(step: Mapping[str, Any], stage: dict[str, Any]) -> dict[str, Any] | None:
     """The packet (or cache loop) of this step: where it starts and where it rests."""
     src, dst, kind = step.get("from"), step.get("to"), step.get("kind")
     boxes = stage["boxes"]
@@ -104,7 +105,7 @@ def motion(step: dict[str, Any], stage: dict[str, Any]) -> dict[str, Any] | None
     }
 
 
-def ttl_left(cache: dict[str, Any], clock_ms: int) -> int | None:
+def ttl_left(cache: Mapping[str, Any], clock_ms: int) -> int | None:
     """Milliseconds of cache life left at this step, None when the cache has no TTL."""
     expires = cache.get("expiresAtMs")
     if expires is None or cache.get("ttlMs") is None:

@@ -10,45 +10,29 @@ these values out.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Literal
 
+from app.engine.step import Step
+from app.mcp.schemas import check_message
+from app.mcp.versions import http_flavour
 from app.web import stage
-from app.web.lab import Step
 
-
-def _checker() -> Any:
-    try:
-        return importlib.import_module("app.mcp.schemas").check_message
-    except (ImportError, AttributeError):
-        return None
-
-
-def http_flavour(version: str) -> str:
-    """The version's HTTP: "http+sse" (2024-11-05) or "streamable-http", as the core says."""
-    try:
-        flavour = importlib.import_module("app.mcp.versions").http_flavour
-    except (ImportError, AttributeError):  # no core (the stand-in engine): the spec's own rule
-        return "http+sse" if version == "2024-11-05" else "streamable-http"
-    return str(flavour(version))
+__all__ = ["badge", "caches", "http_flavour", "log", "step_context"]
 
 
 def badge(step: Step) -> dict[str, Any] | None:
-    """{"ok", "version", "errors"} from the schema check, or None when it cannot run."""
-    check = _checker()
-    message, version = step.get("message"), step.get("protocolVersion")
-    if check is None or message is None or not version:
+    """{"ok", "version", "errors"} from the schema check, or None when nothing was sent."""
+    message, version = step["message"], step["protocolVersion"]
+    if message is None or not version:
         return None
-    sender = "server" if str(step.get("from", "")).startswith("server:") else "client"
-    answers = step.get("kind") in ("response", "error")
+    sender: Literal["client", "server"] = (
+        "server" if step["from"].startswith("server:") else "client"
+    )
     try:
-        errors = check(message, version, sender=sender, request_method=step.get("method"))
-    except TypeError:
-        errors = check(message, version, sender=sender) if not answers else None
+        errors = check_message(message, version, sender=sender, request_method=step["method"])
     except Exception as exc:  # a crash in the checker is shown, not raised
         errors = [f"{type(exc).__name__}: {exc}"]
-    if errors is None:
-        return None
     return {"ok": not errors, "version": version, "errors": [str(e) for e in errors]}
 
 
@@ -81,21 +65,19 @@ def log(trace: list[Step], upto: int) -> list[dict[str, Any]]:
 
 def caches(step: Step, prev: Step | None) -> list[dict[str, Any]]:
     """Per client: cache rows (tool, model name, schema hash, status), removed rows, gathering."""
-    state = step.get("state") or {}
-    host_tools = {
-        (t.get("serverId"), t.get("tool")): t for t in state.get("host", {}).get("tools", [])
-    }
-    changes = (step.get("changes") or {}).get("cache") or {}
-    added, changed = set(changes.get("added", [])), set(changes.get("changed", []))
-    removed = set(changes.get("removed", []))
-    before = ((prev or {}).get("state") or {}).get("clients") or {}
+    state = step["state"]
+    host_tools = {(t["serverId"], t["tool"]): t for t in state["host"]["tools"]}
+    changes = step["changes"].get("cache") or {"added": [], "removed": [], "changed": []}
+    added, changed = set(changes["added"]), set(changes["changed"])
+    removed = set(changes["removed"])
+    before = prev["state"]["clients"] if prev is not None else {}
     out = []
-    for sid, client in (state.get("clients") or {}).items():
-        cache = client.get("cache") or {}
+    for sid, client in state["clients"].items():
+        cache = client["cache"]
         rows = []
-        for tool in cache.get("tools", []):
+        for tool in cache["tools"]:
             name = tool.get("name")
-            host = host_tools.get((sid, name), {})
+            host: Mapping[str, Any] = host_tools.get((sid, str(name)), {})
             model_name = host.get("modelName")
             keys = {name, model_name, f"{sid}/{name}"}
             status = next(
@@ -109,7 +91,7 @@ def caches(step: Step, prev: Step | None) -> list[dict[str, Any]]:
                     "status": status,
                 }
             )
-        had = [t.get("name") for t in ((before.get(sid) or {}).get("cache") or {}).get("tools", [])]
+        had = [t.get("name") for t in before[sid]["cache"]["tools"]] if sid in before else []
         now = {r["tool"] for r in rows}
         out.append(
             {
@@ -118,8 +100,8 @@ def caches(step: Step, prev: Step | None) -> list[dict[str, Any]]:
                 "cache": cache,
                 "rows": rows,
                 "removed": [n for n in had if {n, f"{sid}/{n}"} & removed and n not in now],
-                "ttl": stage.ttl_left(cache, state.get("clockMs", 0)),
-                "gathering": client.get("gathering"),
+                "ttl": stage.ttl_left(cache, state["clockMs"]),
+                "gathering": client["gathering"],
             }
         )
     return out
