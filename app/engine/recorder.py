@@ -21,7 +21,8 @@ step, never in an endless loop.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from app.mcp import versions
 from app.mcp.client import MCPClient
@@ -197,3 +198,8 @@ def changes(before: State, after: State) -> Changes:
     if servers is not None:
         out["servers"] = servers
     return out
+
+
+def changes_between(before: Mapping[str, Any], after: Mapping[str, Any]) -> Changes:
+    """`changes` for states held as plain dicts (a recorder of its own, e.g. app.probe)."""
+    return changes(cast(State, before), cast(State, after))

@@ -15,7 +15,8 @@ import time
 from typing import Any
 
 from app.engine import narration
-from app.engine.runner import _changes  # the trace's change summary between two states
+from app.engine.recorder import changes_between as _changes  # between two states
+from app.engine.step import Text
 from app.mcp.client import Event, MCPClient
 from app.mcp.host import Host, HostConfig
 from app.mcp.jsonrpc import Message
@@ -32,7 +33,7 @@ class SessionRecorder:
         self.transport = transport
         self.host = Host([server_id], HostConfig())
         self.steps: list[Step] = []
-        self.console: list[dict[str, str]] = []  # one {en, zh, ru} per line
+        self.console: list[Text] = []  # one {en, zh, ru} per line
         self._asked: dict[Any, str] = {}
         self._carried: list[Event] = []
         self._started = time.monotonic()
