@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from app.mcp import events as ev
-from app.mcp import versions
+from app.mcp import jsonrpc, versions
 from app.mcp.client import MCPClient
 from app.mcp.events import Event
 from app.mcp.jsonrpc import Message
@@ -272,14 +272,14 @@ def for_server_message(
     error = message.get("error")
     if error is not None:
         code = error.get("code")
-        if answers == "server/discover" and code == -32022:
+        if answers == "server/discover" and code == jsonrpc.UNSUPPORTED_PROTOCOL_VERSION:
             data = error.get("data") or {}
             return "err.version", {**base, "requested": data.get("requested")}
         if answers == "server/discover":
             return "err.discover-legacy", {**base, "code": code}
-        if answers == "tools/list" and code == -32602:
+        if answers == "tools/list" and code == jsonrpc.INVALID_PARAMS:
             return "err.cursor", base
-        if answers == "tools/call" and ev.CallRejected in seen and code == -32602:
+        if answers == "tools/call" and ev.CallRejected in seen and code == jsonrpc.INVALID_PARAMS:
             return "err.call-unknown", {**base, "tool": detail(ev.CallRejected).get("name")}
         return "err.other", {**base, "code": code, "message": error.get("message")}
     result = message.get("result") or {}

@@ -18,9 +18,20 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from . import versions
+from . import jsonrpc, versions
 from .jsonrpc import Message
 
+# JSON-RPC errors a modern HTTP server answers with 400 Bad Request (the request was at fault).
+_BAD_REQUEST_CODES = frozenset(
+    {
+        jsonrpc.PARSE_ERROR,
+        jsonrpc.INVALID_REQUEST,
+        jsonrpc.INVALID_PARAMS,
+        jsonrpc.HEADER_MISMATCH,
+        jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY,
+        jsonrpc.UNSUPPORTED_PROTOCOL_VERSION,
+    }
+)
 JSON_CONTENT = "application/json"
 SSE_CONTENT = "text/event-stream"
 HTTP_STATUS = {200: "OK", 202: "Accepted", 400: "Bad Request", 404: "Not Found"}
@@ -104,13 +115,9 @@ def sse_event(
 def http_status_for(message: Message) -> int:
     """Modern HTTP maps some JSON-RPC errors onto HTTP statuses; legacy always answers 200."""
     code = message.get("error", {}).get("code") if "error" in message else None
-    if code is None:
-        return 200
-    if code == -32601:
+    if code == jsonrpc.METHOD_NOT_FOUND:
         return 404
-    if code in (-32602, -32020, -32021, -32022, -32600, -32700):
-        return 400
-    return 200
+    return 400 if code in _BAD_REQUEST_CODES else 200
 
 
 class HttpLink:
@@ -319,10 +326,3 @@ def parse_http_response(text: str) -> tuple[int, dict[str, str], list[Message]]:
     else:
         messages = [json.loads(body)] if body.strip() else []
     return status, headers, messages
-
-
-def describe(payload: Any) -> str:
-    """A short label for logs: the method or 'result'/'error'."""
-    if isinstance(payload, dict):
-        return str(payload.get("method") or ("error" if "error" in payload else "result"))
-    return type(payload).__name__
