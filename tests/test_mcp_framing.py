@@ -187,7 +187,7 @@ def test_the_session_header_is_spelled_by_the_version_the_server_negotiated():
     _, headers, _ = framing.parse_http_response(
         link.server_message(result, answers="initialize").text
     )
-    assert "Mcp-Session-Id" in headers and "MCP-Session-Id" not in headers
+    assert "Mcp-Session-Id" in list(headers) and "MCP-Session-Id" not in list(headers)
 
 
 SQL_TOOL = {

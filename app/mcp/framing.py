@@ -18,7 +18,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from . import jsonrpc, versions
+from . import http, jsonrpc, sse, versions
+from .http import Headers
 from .jsonrpc import Message
 
 # JSON-RPC errors a modern HTTP server answers with 400 Bad Request (the request was at fault).
@@ -34,7 +35,7 @@ _BAD_REQUEST_CODES = frozenset(
 )
 JSON_CONTENT = "application/json"
 SSE_CONTENT = "text/event-stream"
-HTTP_STATUS = {200: "OK", 202: "Accepted", 400: "Bad Request", 404: "Not Found"}
+HTTP_STATUS = http.REASONS
 
 
 # A long-lived modern stream asks proxies not to buffer it (a SHOULD of 2026-07-28).
@@ -104,12 +105,9 @@ def sse_event(
     event_id: str | None = None,
     data: str | None = None,
 ) -> str:
-    lines = []
-    if event_id is not None:
-        lines.append(f"id: {event_id}")
-    lines.append(f"event: {event}")
-    lines.append(f"data: {encode_json(message) if message is not None else data}")
-    return "\n".join(lines) + "\n\n"
+    """One SSE event carrying a JSON-RPC message (or other `data`), named `event`."""
+    text = encode_json(message) if message is not None else (data or "")
+    return sse.encode_event(text, event=event, event_id=event_id)
 
 
 def http_status_for(message: Message) -> int:
@@ -232,12 +230,12 @@ class HttpLink:
             headers.append(("MCP-Protocol-Version", self.version))
         headers += self._session_headers()
         headers.append(("Content-Length", str(len(body.encode()))))
-        text = _head(f"POST {self.post_path} HTTP/1.1", headers) + body
+        text = http.request_text("POST", self.post_path, headers, body)
         channel = f"POST {self.post_path.split('?')[0]}"
         is_request = "method" in message and "id" in message
         reply = None
         if not is_request or self.flavour == "http+sse":
-            reply = _head(_status_line(202), [("Content-Length", "0")])
+            reply = http.response_text(202, [])
         return Frame("http", channel, text, reply)
 
     def server_message(
@@ -289,40 +287,27 @@ class HttpLink:
             # exists with 400 (and a body no modern client mistakes for a modern error).
             refused = "error" in message and self.session_id is None and answers != "initialize"
             status = 400 if refused else 200
-        headers.append(("Content-Length", str(len(body.encode()))))
-        return Frame("http", "POST /mcp", _head(_status_line(status), headers) + body)
+        return Frame("http", "POST /mcp", http.response_text(status, headers, body))
 
 
-def parse_http_request(text: str) -> tuple[str, dict[str, str], Message | None]:
-    """Split a framed HTTP request into its request line, headers and JSON body (or None)."""
-    head, _, body = text.partition("\r\n\r\n")
-    start, *header_lines = head.split("\r\n")
-    headers = dict(line.split(": ", 1) for line in header_lines)
+def parse_http_request(text: str) -> tuple[str, Headers, Message | None]:
+    """A framed HTTP request: its request line, headers (case-insensitive) and JSON body."""
+    start, headers, body = http.parse_request(text)
     return start, headers, (json.loads(body) if body.strip() else None)
 
 
 def parse_sse(text: str) -> list[dict[str, str]]:
-    """SSE events as dicts of their fields (id, event, data)."""
-    events = []
-    for block in text.split("\n\n"):
-        if not block.strip():
-            continue
-        fields: dict[str, str] = {}
-        for line in block.split("\n"):
-            key, _, value = line.partition(": ")
-            fields[key] = value
-        events.append(fields)
-    return events
+    """The events of an SSE stream as dicts of their fields (event, data, and id if set)."""
+    return [event.as_fields() for event in sse.parse_events(text)]
 
 
-def parse_http_response(text: str) -> tuple[int, dict[str, str], list[Message]]:
+def parse_http_response(text: str) -> tuple[int, Headers, list[Message]]:
     """Status, headers and the JSON-RPC messages of a framed response (JSON body or SSE events)."""
-    head, _, body = text.partition("\r\n\r\n")
-    start, *header_lines = head.split("\r\n")
-    headers = dict(line.split(": ", 1) for line in header_lines)
-    status = int(start.split(" ")[1])
-    if headers.get("Content-Type") == SSE_CONTENT:
-        messages = [json.loads(e["data"]) for e in parse_sse(body) if e.get("event") == "message"]
+    status, headers, body = http.parse_response(text)
+    media = headers.get("Content-Type", "").split(";")[0].strip().lower()
+    if media == SSE_CONTENT:
+        events = sse.parse_events(body)
+        messages = [json.loads(e.data) for e in events if e.event == "message"]
     else:
         messages = [json.loads(body)] if body.strip() else []
     return status, headers, messages
