@@ -17,12 +17,13 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from flask import Blueprint, Flask, abort, current_app, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 
+from app.engine.step import Step
 from app.web import views
 from app.web.i18n import select_locale
 
@@ -74,10 +75,10 @@ class Recording:
     versions: list[str]
     transports: list[str]
     default_version: str
-    steps: list[dict[str, Any]] = field(repr=False)
+    steps: list[Step] = field(repr=False)
     goals: list[dict[str, str]] = field(default_factory=list)
     topics: list[str] = field(default_factory=lambda: ["recorded"])
-    misconceptions: list[dict[str, Any]] = field(default_factory=list)
+    misconceptions: list[Step] = field(default_factory=list)
 
 
 def _check_step(step: Any, position: int) -> None:
@@ -103,7 +104,7 @@ def _check_step(step: Any, position: int) -> None:
         raise TraceFileError(line, "'narration' needs en, zh and ru texts")
 
 
-def parse_trace(data: bytes) -> list[dict[str, Any]]:
+def parse_trace(data: bytes) -> list[Step]:
     """The steps of a JSONL trace; raises TraceFileError naming the first bad line."""
     if len(data) > MAX_BYTES:
         raise TraceFileError(1, f"the file is larger than {MAX_BYTES // (1024 * 1024)} MB")
@@ -111,7 +112,7 @@ def parse_trace(data: bytes) -> list[dict[str, Any]]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise TraceFileError(data[: exc.start].count(b"\n") + 1, "not UTF-8 text") from None
-    steps: list[dict[str, Any]] = []
+    steps: list[Step] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -119,10 +120,10 @@ def parse_trace(data: bytes) -> list[dict[str, Any]]:
             raise TraceFileError(number, f"more than {MAX_STEPS} steps")
         try:
             step = json.loads(line)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             raise TraceFileError(number, f"not JSON ({exc.msg})") from None
         _check_step(step, len(steps))
-        steps.append(step)
+        steps.append(cast(Step, step))  # _check_step has checked its shape
     if not steps:
         raise TraceFileError(1, "the file has no steps")
     for index in range(len(steps)):  # what the views compute must work for every step
@@ -133,7 +134,7 @@ def parse_trace(data: bytes) -> list[dict[str, Any]]:
     return steps
 
 
-def _server_name(steps: list[dict[str, Any]]) -> str:
+def _server_name(steps: list[Step]) -> str:
     clients = steps[-1]["state"].get("clients") or {}
     for client in clients.values() if isinstance(clients, dict) else []:
         info = client.get("serverInfo") if isinstance(client, dict) else None
@@ -142,7 +143,7 @@ def _server_name(steps: list[dict[str, Any]]) -> str:
     return "?"
 
 
-def recording(steps: list[dict[str, Any]], source: str) -> Recording:
+def recording(steps: list[Step], source: str) -> Recording:
     version, transport = steps[-1]["protocolVersion"], steps[-1]["transport"]
     for step in steps:  # one viewer key: a session that fell back to legacy shows as one
         step["protocolVersion"], step["transport"] = version, transport
