@@ -20,7 +20,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from app.engine.runner import _changes  # the trace's change summary between two states
+from app.engine.recorder import changes_between as _changes  # between two states
 from app.mcp import versions
 from app.mcp.host import Host, HostConfig
 from app.mcp.jsonrpc import Message

@@ -85,7 +85,7 @@ class LaunchStore(CacheDataStorage[Any]):
 
     def __init__(self, cache: MemoryCache) -> None:
         super().__init__()
-        self._cache = cache
+        self._cache = cache  # type: ignore[assignment]  # pylti1p3 declares it None
 
 
 def _tool() -> tuple[ToolConfJsonFile, LaunchStore]:

@@ -17,7 +17,7 @@ import json
 import urllib.error
 import urllib.request
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
@@ -83,9 +83,7 @@ def sessions() -> str:
         status = _ask(base, "/lab/status")
         listed = _ask(base, "/lab/sessions")
         latest = {
-            s["id"]: (_ask(base, "/lab/steps?session=" + urllib.request.quote(s["id"])) or [])[
-                -SHOWN:
-            ]
+            s["id"]: (_ask(base, "/lab/steps?session=" + quote(s["id"])) or [])[-SHOWN:]
             for s in listed.get("sessions", [])
         }
     except Unreachable as exc:
@@ -119,7 +117,7 @@ def open_session() -> ResponseReturnValue:
     base = _base()
     key = request.args.get("session", "")
     try:
-        steps = _ask(base, "/lab/steps?session=" + urllib.request.quote(key))
+        steps = _ask(base, "/lab/steps?session=" + quote(key))
     except Unreachable:
         abort(502)
     if not isinstance(steps, list) or not steps:
