@@ -106,9 +106,12 @@ def test_modern_notifications_travel_on_the_listen_stream_as_sse():
     first = link.server_message(ack, stream=2)
     status, headers, messages = framing.parse_http_response(first.text)
     assert status == 200 and headers["Content-Type"] == "text/event-stream" and messages == [ack]
+    assert headers["Transfer-Encoding"] == "chunked"  # a stream has no length: it is chunked
     later = link.server_message(MESSAGES[-1], stream=2)
-    assert later.text.startswith("event: message\ndata: ")
-    assert [framing.json.loads(e["data"]) for e in framing.parse_sse(later.text)] == [MESSAGES[-1]]
+    size, _, chunk = later.text.partition("\r\n")  # the next chunk of the same response
+    assert int(size, 16) == len(chunk.removesuffix("\r\n").encode())
+    assert chunk.startswith("event: message\ndata: ")
+    assert framing.parse_http_response(first.text + later.text)[2] == [ack, MESSAGES[-1]]
 
 
 def test_legacy_streamable_http_events_carry_ids_for_resumption():

@@ -90,14 +90,6 @@ def parse_stdio(text: str) -> list[Message]:
     return [json.loads(line) for line in text.split("\n") if line.strip()]
 
 
-def _head(start_line: str, headers: list[tuple[str, str]]) -> str:
-    return start_line + "\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers) + "\r\n"
-
-
-def _status_line(status: int) -> str:
-    return f"HTTP/1.1 {status} {HTTP_STATUS.get(status, 'Unknown')}"
-
-
 def sse_event(
     message: Message | None,
     *,
@@ -128,6 +120,8 @@ class HttpLink:
         self.authority = authority
         self.session_id: str | None = None
         self.streams: dict[str, str] = {}  # stream key -> channel label
+        # The open SSE responses, by stream key: each later event is one chunk of its stream.
+        self._open: dict[str, http.Stream] = {}
         self._event_counter = 0
         digest = hashlib.sha256(server_id.encode()).hexdigest()
         self._session_token = (
@@ -150,30 +144,36 @@ class HttpLink:
 
     def open_legacy_stream(self) -> Frame:
         """The GET that opens the server-to-client SSE stream (legacy HTTP only)."""
+        stream_headers = [("Content-Type", SSE_CONTENT), ("Cache-Control", "no-cache")]
         if self.flavour == "http+sse":
-            path = self.post_path
-            request = _head(
-                "GET /sse HTTP/1.1", [("Host", self.authority), ("Accept", SSE_CONTENT)]
+            request = http.request_text(
+                "GET", "/sse", [("Host", self.authority), ("Accept", SSE_CONTENT)]
             )
-            response = _head(
-                _status_line(200), [("Content-Type", SSE_CONTENT), ("Cache-Control", "no-cache")]
+            head = self._open_stream("server", "GET /sse", stream_headers, "GET")
+            endpoint = self._on_stream(
+                "server", sse_event(None, event="endpoint", data=self.post_path)
             )
-            self.streams["server"] = "GET /sse"
-            return Frame(
-                "http",
-                "GET /sse",
-                request + response + sse_event(None, event="endpoint", data=path),
-            )
+            return Frame("http", "GET /sse", request + head + endpoint)
         headers = [("Host", self.authority), ("Accept", SSE_CONTENT)]
         if self.negotiated and versions.sends_version_header(self.version):
             headers.append(("MCP-Protocol-Version", self.version))  # on every later request
         headers += self._session_headers()
-        request = _head("GET /mcp HTTP/1.1", headers)
-        response = _head(
-            _status_line(200), [("Content-Type", SSE_CONTENT), ("Cache-Control", "no-cache")]
-        )
-        self.streams["server"] = "GET /mcp"
-        return Frame("http", "GET /mcp", request + response)
+        request = http.request_text("GET", "/mcp", headers)
+        head = self._open_stream("server", "GET /mcp", stream_headers, "GET")
+        return Frame("http", "GET /mcp", request + head)
+
+    def _open_stream(
+        self, key: str, channel: str, headers: list[tuple[str, str]], method: str
+    ) -> str:
+        """Open an SSE response of unknown length (sent chunked); returns its head."""
+        self._open[key], head = http.Stream.open(200, headers, method)
+        self.streams[key] = channel
+        return head
+
+    def _on_stream(self, key: str, event: str) -> str:
+        """An event as the next chunk of an open stream (bare, if the stream was never seen)."""
+        stream = self._open.get(key)
+        return event if stream is None else stream.chunk(event)
 
     def _learn_version(self, message: Message) -> None:
         """The link reads the version off the wire, as a real one would: a modern request names
@@ -258,19 +258,19 @@ class HttpLink:
                 self.version = offered  # headers are spelled as the negotiated version spells them
                 self.negotiated = True
         if self.flavour == "http+sse":
-            return Frame("http", "GET /sse", sse_event(message))
+            return Frame("http", "GET /sse", self._on_stream("server", sse_event(message)))
         modern = versions.era_of(self.version) is versions.Era.MODERN and not legacy_server
         if "method" in message:  # a notification travels on a stream
             if modern and stream is not None:
                 key = f"listen:{stream}"
-                if key not in self.streams:
-                    self.streams[key] = "POST /mcp"
-                    head = _head(_status_line(200), MODERN_SSE_HEADERS)
-                    return Frame("http", "POST /mcp", head + sse_event(message))
-                return Frame("http", "POST /mcp", sse_event(message))
+                head = ""
+                if key not in self.streams:  # the listen POST's answer becomes its stream
+                    head = self._open_stream(key, "POST /mcp", MODERN_SSE_HEADERS, "POST")
+                return Frame("http", "POST /mcp", head + self._on_stream(key, sse_event(message)))
             event_id = self._next_event_id() if versions.sse_event_ids(self.version) else None
             channel = self.streams.get("server", "GET /mcp")
-            return Frame("http", channel, sse_event(message, event_id=event_id))
+            event = sse_event(message, event_id=event_id)
+            return Frame("http", channel, self._on_stream("server", event))
         body = encode_json(message)
         headers = [("Content-Type", JSON_CONTENT)]
         if (
