@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, cast
 
 from app.mcp import versions
@@ -115,18 +116,9 @@ class Recorder:
     ) -> Step:
         """A message the client sent (record it before the client reads the answer)."""
         phrase, params = narration.for_client_message(message, client, server_id)
-        return self.record(
-            message_kind(message),
-            actor(server_id, True),
-            actor(server_id, False),
-            narration.render(phrase, params, events),
-            state,
-            message=message,
-            frame=frame,
-            method=message.get("method"),
-            events=events,
-            era=client.era.value,
-            version=client.version,
+        sent = _Sent(server_id, True, message, frame, events, message.get("method"))
+        return self._message(
+            sent, narration.render(phrase, params, events), state, client.era.value, client.version
         )
 
     def server_message(
@@ -152,19 +144,35 @@ class Recorder:
         phrase, params = narration.for_server_message(
             message, answers, events, client, server_id, in_gather
         )
+        sent = _Sent(server_id, False, message, frame, events, message.get("method") or answers)
+        return self._message(sent, narration.render(phrase, params, events), state, era, version)
+
+    def _message(self, sent: _Sent, text: Text, state: State, era: str, version: str) -> Step:
         return self.record(
-            message_kind(message),
-            actor(server_id, False),
-            actor(server_id, True),
-            narration.render(phrase, params, events),
+            message_kind(sent.message),
+            actor(sent.server_id, sent.from_client),
+            actor(sent.server_id, not sent.from_client),
+            text,
             state,
-            message=message,
-            frame=frame,
-            method=message.get("method") or answers,
-            events=events,
+            message=sent.message,
+            frame=sent.frame,
+            method=sent.method,
+            events=sent.events,
             era=era,
             version=version,
         )
+
+
+@dataclass(frozen=True)
+class _Sent:
+    """One message crossing between a client and its server, as the recorder needs it."""
+
+    server_id: str
+    from_client: bool
+    message: Message
+    frame: Frame | None
+    events: list[Event]
+    method: str | None
 
 
 def _qualified(rows: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
