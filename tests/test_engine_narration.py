@@ -2,9 +2,9 @@
 
 The oracle for a page's narration is the message itself (nextCursor or not, which page of which
 gather, which tools) and the phrase table, not the code that picks the phrase, so swapping the
-"more pages" and "last page" narrations fails here. Every phrase keeps the same placeholders in
-zh and ru as in en, so a translation moved to another phrase is caught too (and the goldens
-show every language in full for the rest).
+"more pages" and "last page" narrations fails here. No zh or ru phrase fills a placeholder its
+English lacks, so a translation moved to another phrase is caught too (and the goldens show
+every language in full for the rest).
 """
 
 from __future__ import annotations
@@ -66,11 +66,12 @@ def placeholders(template: object) -> set[str]:
 
 
 @pytest.mark.parametrize("key", sorted(narration.phrases()))
-def test_every_translation_fills_the_same_placeholders_as_the_english(key):
+def test_no_translation_fills_a_placeholder_its_english_does_not_have(key):
     entry = narration.phrases()[key]
     if not isinstance(entry, dict) or "en" not in entry:
         return
     english = placeholders(entry["en"])
     for lang in ("zh", "ru"):
         if lang in entry:
-            assert placeholders(entry[lang]) == english, (key, lang)
+            # a translation may leave a detail out (an English-only message), never add one
+            assert placeholders(entry[lang]) <= english, (key, lang)
