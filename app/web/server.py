@@ -21,6 +21,7 @@ memory. `--workers N` runs N processes, which only makes sense with a shared roo
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
@@ -80,12 +81,12 @@ class ServeError(Exception):
     """A serving configuration that cannot work; the message says what to change."""
 
 
-def check(workers: int, environ: dict[str, str] | None = None) -> None:
+def check(workers: int, environ: Mapping[str, str] | None = None) -> None:
     """Refuse several worker processes without a shared room store."""
-    environ = os.environ if environ is None else environ  # type: ignore[assignment]
+    env: Mapping[str, str] = os.environ if environ is None else environ
     if workers < 1:
         raise ServeError("--workers must be 1 or more")
-    if workers > 1 and not environ.get("LAB_REDIS_URL"):
+    if workers > 1 and not env.get("LAB_REDIS_URL"):
         raise ServeError(
             f"--workers {workers} needs LAB_REDIS_URL (e.g. redis://127.0.0.1:6379/0): each "
             "process has its own memory, so live rooms must live in Redis to be shared. "
