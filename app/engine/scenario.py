@@ -219,6 +219,12 @@ def _tidy_chinese(node: Any) -> Any:
     return node
 
 
+def _yaml_error(file: str, exc: yaml.YAMLError) -> ScenarioError:
+    mark = getattr(exc, "problem_mark", None)
+    line = mark.line + 1 if mark is not None else 1
+    return ScenarioError(file, line, "(yaml)", str(getattr(exc, "problem", exc)))
+
+
 def load_scenario(path: str | Path) -> Scenario:
     """Load and validate one file; raises ScenarioInvalid with every problem found."""
     path = Path(path)
@@ -230,18 +236,17 @@ def load_scenario(path: str | Path) -> Scenario:
     try:
         data = yaml.load(text, Loader=_FAST_LOADER)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else 1
-        raise ScenarioInvalid(
-            [ScenarioError(file, line, "(yaml)", str(getattr(exc, "problem", exc)))]
-        ) from None
+        raise ScenarioInvalid([_yaml_error(file, exc)]) from None
     if not isinstance(data, dict):
         raise ScenarioInvalid([ScenarioError(file, 1, "(top level)", "a scenario is a mapping")])
     errors = validate(data, None, file)
     node = None
     if errors or path.stem != data.get("id"):
         # Positions are only needed to report a problem: compose the node tree only then.
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        try:
+            node = yaml.compose(text, Loader=yaml.SafeLoader)
+        except yaml.YAMLError as exc:  # the C loader is more lenient than the pure one
+            raise ScenarioInvalid([_yaml_error(file, exc)]) from None
         errors = validate(data, node, file)
     if not errors and path.stem != data["id"]:
         errors.append(
