@@ -136,7 +136,7 @@ def test_a_violation_would_be_seen(browser, live_server):
     try:
         watched.page.goto("/")
         watched.page.evaluate("document.body.setAttribute('style', 'color: red')")
-        watched.page.wait_for_function("window.__violations.length > 0")
+        watched.page.wait_for_function("() => window.__violations.length > 0")
         assert "style-src" in watched.violations()[0]
     finally:
         watched.close()
@@ -277,7 +277,7 @@ def test_the_corpus_check_sees_a_payload_that_runs(browser, hostile_server):
     try:
         page.goto("/")
         page.evaluate(f"document.body.insertAdjacentHTML('beforeend', {json.dumps(PAYLOADS[2])})")
-        page.wait_for_function("window.__fired.length > 0")
+        page.wait_for_function("() => window.__fired.length > 0")
         assert page.evaluate("window.__fired") == [2]
         assert any("onerror" in found for found in page.evaluate(ACTIVE))
     finally:

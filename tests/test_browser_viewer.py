@@ -297,7 +297,9 @@ def test_space_plays_at_the_server_pace_and_pauses_again(open_page):
     connected(page)
     page.keyboard.press("Space")
     expect(page.locator("#btn-play")).to_have_attribute("aria-pressed", "true")
-    at_step(page, 2)  # the live server paces autoplay at 400 ms a step
+    # The live server paces autoplay at 400 ms a step: wait until it has moved on twice (each
+    # step shows for 400 ms only, so expect's widening poll could miss an exact one).
+    page.wait_for_function("() => Number(document.getElementById('status').dataset.step) >= 2")
     page.keyboard.press("Space")
     expect(page.locator("#btn-play")).to_have_attribute("aria-pressed", "false")
     paused_at = page.locator("#status").get_attribute("data-step")
