@@ -91,21 +91,25 @@ def percentiles(samples: list[float]) -> tuple[float, float]:
 
 def round_trips(url: str, last: int, questions: set[int]) -> tuple[list[float], int]:
     ws = Client.connect(url)
-    ws.receive(timeout=5)  # the session fragment sent on connect
+    for _ in range(3):  # the opening: step, timeline and session fragments
+        ws.receive(timeout=5)
     samples, step, size = [], 0, 0
+    closed: set[int] = set()  # questions stay answered for the connection
     while len(samples) < STEPS:
         if step == last:
             ws.send(json.dumps({"command": "goto", "step": 0}))
-            ws.receive(timeout=5), ws.receive(timeout=5)
+            for _ in range(3):
+                ws.receive(timeout=5)
             step = 0
-        if step in questions:  # answer the checkpoint (one feedback fragment), untimed
-            ws.send(json.dumps({"command": "answer", "choice": 0}))
-            ws.receive(timeout=5)
+        if step in questions - closed:  # close the checkpoint (feedback, timeline), untimed
+            closed.add(step)
+            ws.send(json.dumps({"command": "reveal"}))
+            ws.receive(timeout=5), ws.receive(timeout=5)
         began = time.perf_counter()
         ws.send(json.dumps({"command": "next"}))
         fragment = ws.receive(timeout=5)
         samples.append(time.perf_counter() - began)
-        ws.receive(timeout=5)  # the session fragment that follows
+        ws.receive(timeout=5), ws.receive(timeout=5)  # the timeline and session that follow
         size = max(size, len(fragment))
         step += 1
     ws.close()

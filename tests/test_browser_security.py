@@ -90,6 +90,11 @@ async () => {
       open.click();
       await settle(() => document.getElementById("feedback"));
     }
+    const reveal = document.querySelector("#checkpoint[data-state=open] #btn-reveal");
+    if (reveal) {  // the first choice was wrong: the question stays open until shown
+      reveal.click();
+      await settle(() => document.querySelector("#checkpoint[data-state=answered]"));
+    }
     document.getElementById("btn-next").click();
     await settle(() => status().dataset.step !== step);
     seen += 1;

@@ -101,6 +101,28 @@ def axe_problems(page: Page) -> list[str]:
     ]
 
 
+def reveal(page: Page) -> None:
+    """Close the question on show: "Show the answer" when the last choice was wrong."""
+    if page.locator("#btn-reveal").count():
+        page.locator("#btn-reveal").click()
+    expect(page.locator("#checkpoint")).to_have_attribute("data-state", "answered")
+
+
+def walk_to(page: Page, index: int) -> None:
+    """Go to step `index`, closing each question that stops the way."""
+    for _ in range(20):
+        page.locator(f"#mark-{index}").click()
+        page.wait_for_function(
+            "i => document.getElementById('status').dataset.step === String(i)"
+            " || document.getElementById('alert').textContent.trim() !== ''",
+            arg=index,
+        )
+        if page.locator("#status").get_attribute("data-step") == str(index):
+            return
+        reveal(page)
+    raise AssertionError(f"step {index} not reached")
+
+
 def test_library_opens_pagination_and_keyboard_steps_to_the_end_through_every_view(open_page):
     page = open_page("/", locale="en-US")
     expect(page.locator("h1")).to_contain_text("How does an AI agent find its tools?")
@@ -119,10 +141,11 @@ def test_library_opens_pagination_and_keyboard_steps_to_the_end_through_every_vi
         ):
             seen["question"] = True
             page.keyboard.press("ArrowRight")  # refused until the question is answered
-            expect(page.locator("#alert")).to_contain_text("Answer the question first")
+            expect(page.locator("#alert")).to_contain_text("Answer this question first")
             page.locator("#choice-0").focus()
             page.keyboard.press("Enter")
             expect(page.locator("#feedback")).to_be_visible()
+            reveal(page)
         page.keyboard.press("ArrowRight")
         at_step(page, n)
         current = page.locator("#panel-transport .frame.current")
@@ -254,9 +277,10 @@ def test_axe_finds_nothing_serious_in_dark_narrow_and_reduced_motion_views(open_
     assert axe_problems(page) == []
     shot(page, "viewer-dark-narrow")
     page.keyboard.press("1")
-    packet = page.locator("#panel-overview .packet")
+    packet = page.locator("#panel-overview svg.stage:visible .packet")
     expect(packet).to_have_count(1)
-    assert packet.evaluate("p => getComputedStyle(p).animationName") == "none"
+    expect(packet).to_have_class(re.compile(r"\blanded\b"))
+    assert packet.locator(".packet-body").evaluate("p => p.getAnimations().length") == 0
     page.locator("#theme-toggle").click()
     expect(page.locator("html")).to_have_attribute("data-theme", "light")
     page.reload()
@@ -351,6 +375,12 @@ def test_the_lesson_opens_by_keyboard_and_see_step_jumps_to_the_step_that_refute
     expect(second).to_have_text(f"查看第 {m} 步 →")
     second.focus()
     page.keyboard.press("Enter")
+    while page.locator("#checkpoint").get_attribute("data-state") == "open" and (
+        page.locator("#status").get_attribute("data-step") != str(m - 1)
+    ):  # a question on the way stops the jump: answer it, and jump again
+        reveal(page)
+        second.click()
+        page.wait_for_timeout(300)
     at_step(page, m - 1)
     expect(page.locator("#counter")).to_contain_text(f"第 {m} 步")
     shot(page, "lesson-zh-wide")
@@ -391,9 +421,14 @@ def test_an_open_question_keeps_the_next_model_request_out_of_the_output_view(op
     # list-changed-add over stdio asks which tools the next model request will carry
     page = open_page("/scenario/list-changed-add?version=2025-11-25&transport=stdio&lang=en")
     connected(page)
-    question = page.locator("#timeline .has-q").last.get_attribute("id").removeprefix("mark-")
-    page.locator(f"#mark-{question}").click()
-    at_step(page, int(question))
+    questions = page.locator("#timeline .has-q")
+    walk_to(page, int(page.locator("#timeline .has-q").first.get_attribute("id")[5:]))
+    while True:  # the last question: the marks name it once the ones before are answered
+        last = int(questions.last.get_attribute("id").removeprefix("mark-"))
+        walk_to(page, last)
+        if "next model request" in page.locator("#question").inner_text():
+            break
+        reveal(page)
     expect(page.locator("#question")).to_contain_text("next model request")
     output = page.locator("#panel-output")
     expect(output.locator("#next-locked")).to_be_visible()
@@ -405,6 +440,7 @@ def test_an_open_question_keeps_the_next_model_request_out_of_the_output_view(op
     shot(page, "question-locks-output-en-wide")
     page.locator("#checkpoint .choice").first.click()
     expect(page.locator("#feedback")).to_be_visible()
+    reveal(page)
     expect(output.locator("#next-locked")).to_have_count(0)
     expect(output.locator("pre.json")).to_contain_text("orders__search_invoices")
     expect(output.locator("h3").first).to_contain_text("next request (3)")
@@ -438,20 +474,26 @@ def test_at_a_question_focus_goes_to_the_question_and_space_neither_answers_nor_
     expect(page.locator("#choice-0")).to_be_focused()
     page.keyboard.press("Enter")
     expect(page.locator("#feedback")).to_be_visible()
-    expect(page.locator("#checkpoint")).to_have_attribute("data-state", "answered")
+    reveal(page)
     page.keyboard.press("ArrowRight")
     at_step(page, question + 1)
     assert page.errors == []
 
 
+# Both pictures of the stage (wide and tall), each shown in turn while it is measured.
 OVERFLOWS = """() => {
   const out = [];
-  document.querySelectorAll("#panel-overview g.actor, #panel-overview g.badge").forEach((g) => {
-    const box = g.querySelector(":scope > rect").getBBox();
-    g.querySelectorAll(":scope > text").forEach((t) => {
-      const b = t.getBBox();
-      if (b.x < box.x + 2 || b.x + b.width > box.x + box.width - 2) out.push(t.textContent.trim());
+  document.querySelectorAll("#panel-overview svg.stage").forEach((svg) => {
+    svg.style.display = "block";
+    svg.querySelectorAll("g.actor, g.badge").forEach((g) => {
+      const box = g.querySelector(":scope > rect").getBBox();
+      g.querySelectorAll(":scope > text").forEach((t) => {
+        const b = t.getBBox();
+        if (b.x < box.x + 2 || b.x + b.width > box.x + box.width - 2)
+          out.push(svg.dataset.shape + ": " + t.textContent.trim());
+      });
     });
+    svg.style.display = "";
   });
   return out;
 }"""

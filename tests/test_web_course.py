@@ -8,6 +8,7 @@ from flask.testing import FlaskClient
 from app.engine.jsonl import jsonl_lines
 from app.web.course import question_key, questions
 from app.web.factory import create_app
+from tests.test_web_pages import answers
 
 
 def test_trace_jsonl_is_the_trace_on_screen_one_step_a_line(client: FlaskClient, app: Flask):
@@ -37,7 +38,8 @@ def test_the_embed_may_be_framed_only_by_configured_origins(lab_engine):
             "FRAME_ANCESTORS": "https://course.example.org https://lms.example/",
         }
     )
-    response = app.test_client().get("/embed/handshake?lang=zh&step=3")
+    past = answers(app, "handshake")  # handshake asks at its first step: answered, it goes on
+    response = app.test_client().get(f"/embed/handshake?lang=zh&step=3&{past}")
     policy = response.headers["Content-Security-Policy"]
     assert "frame-ancestors 'self' https://course.example.org https://lms.example" in policy
     html = response.get_data(as_text=True)
@@ -54,7 +56,8 @@ def test_only_the_last_step_carries_the_summary_with_every_question_linked(
     asked = questions(trace)
     middle = client.get("/scenario/cache/step?step=2").get_data(as_text=True)
     assert '<section id="summary" class="summary-step" hidden></section>' in middle
-    last = client.get(f"/scenario/cache/step?step={len(trace)}").get_data(as_text=True)
+    past = answers(app, "cache", "2026-07-28", "stdio")  # a deep link stops at open questions
+    last = client.get(f"/scenario/cache/step?step={len(trace)}&{past}").get_data(as_text=True)
     for q in asked:
         assert f'data-question="{q["key"]}"' in last
         assert f'"step": {q["step"]}' in last

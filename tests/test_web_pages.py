@@ -16,6 +16,21 @@ def text(html: str) -> str:
     return htmllib.unescape(re.sub(r"<[^>]+>", "", html))
 
 
+def answers(app, sid: str, version: str = "", transport: str = "", before: int = 10**6) -> str:
+    """The `answers=` query of a browser that has answered every question of this trace before
+    step index `before` (a deep link past a question stops at it otherwise)."""
+    from app.web.render import checkpoint_key, open_viewer
+
+    lab = app.extensions["lab"]
+    v = open_viewer(lab.scenario(sid), {"version": version, "transport": transport}, "en")
+    trace = lab.trace(sid, v.version, v.transport)
+    return "answers=" + ",".join(
+        f"{checkpoint_key(trace, s['index'])}:{s['checkpoint']['answer']}"
+        for s in trace
+        if s.get("checkpoint") and s["index"] < before
+    )
+
+
 def status(html: str) -> dict[str, str]:
     tag = re.search(r'<div id="status"[^>]*>', html, re.S)
     assert tag, "the page has no #status element"
@@ -61,7 +76,7 @@ def test_a_deep_link_restores_step_view_version_transport_and_language(client: F
     assert "Шаг 4 из" in html
 
 
-def test_unknown_or_bad_query_values_fall_back_to_defaults(client: FlaskClient):
+def test_unknown_or_bad_query_values_fall_back_to_defaults(client: FlaskClient, app):
     html = client.get("/scenario/pagination?step=abc&view=nope&version=1999&transport=smtp")
     state = status(html.get_data(as_text=True))
     assert state["step"] == "0"
@@ -70,8 +85,8 @@ def test_unknown_or_bad_query_values_fall_back_to_defaults(client: FlaskClient):
         page = client.get(f"/scenario/pagination?{first}").get_data(as_text=True)
         assert status(page)["step"] == "0", first
         assert "Step 1 of" in page, first
-    far = status(client.get("/scenario/pagination?step=99999").get_data(as_text=True))
-    assert far["step"] == far["last"]
+    far = client.get(f"/scenario/pagination?step=99999&{answers(app, 'pagination')}")
+    assert status(far.get_data(as_text=True))["step"] == status(far.get_data(as_text=True))["last"]
 
 
 def test_step_n_in_a_url_is_the_nth_step_as_displayed_and_every_link_says_so(
@@ -110,7 +125,6 @@ def test_the_step_partial_is_the_fragments_only_each_with_its_id(client: FlaskCl
         "status",
         "counter",
         "narration",
-        "timeline",
         "panel-overview",
         "panel-transport",
         "panel-transform",
@@ -141,10 +155,11 @@ def test_hostile_tool_text_is_escaped_and_control_characters_are_visible(client:
     assert "\x07" not in html and "\x00" not in html
 
 
-def test_step_views_show_the_message_cache_and_model_tools(client: FlaskClient):
+def test_step_views_show_the_message_cache_and_model_tools(client: FlaskClient, app):
     last = int(status(client.get("/scenario/pagination?step=999").get_data(as_text=True))["last"])
+    past = answers(app, "pagination")
     pages = [
-        client.get(f"/scenario/pagination/step?step={n}").get_data(as_text=True)
+        client.get(f"/scenario/pagination/step?step={n}&{past}").get_data(as_text=True)
         for n in range(1, last + 2)
     ]
     assert any("tools/list" in p and "nextCursor" in p for p in pages)
@@ -157,9 +172,11 @@ def test_every_step_of_every_shipped_scenario_renders(client: FlaskClient, app):
     lab = app.extensions["lab"]
     for sid in lab.library.scenarios:
         last = int(status(client.get(f"/scenario/{sid}?step=9999").get_data(as_text=True))["last"])
+        past = answers(app, sid)
         for n in range(1, last + 2):
-            response = client.get(f"/scenario/{sid}/step?step={n}")
+            response = client.get(f"/scenario/{sid}/step?step={n}&{past}")
             assert response.status_code == 200, (sid, n)
+            assert status(response.get_data(as_text=True))["step"] == str(n - 1), (sid, n)
 
 
 def lesson(html: str) -> str:
@@ -324,6 +341,7 @@ def test_the_log_shows_http_framing_that_carries_no_json_rpc_message_and_each_re
     replies = [s for s in trace if s.get("reply")]
     assert bare and replies  # the trace opens a stream and answers a POST with bare HTTP
     query = f"step={len(trace)}&version={version}&transport=http&lang=en"
+    query += "&" + answers(app, sid, version, "http")
     page = client.get(f"/scenario/{sid}/step?{query}").get_data(as_text=True)
     for s in trace:
         item = log_item(page, s["index"])
@@ -422,6 +440,7 @@ def test_an_open_question_hides_the_next_model_request_that_answers_it(client, a
     added = sorted({t["name"] for t in model["next"]} - {t["name"] for t in model["tools"]})
     assert added  # the answer: the tool that reaches the model next
     query = f"version=2025-11-25&transport=stdio&lang=en&step={asked['index'] + 1}"
+    query += "&" + answers(app, "list-changed-add", "2025-11-25", "stdio", before=asked["index"])
     panel = output_panel(client.get(f"/scenario/list-changed-add?{query}").get_data(as_text=True))
     assert not any(name in panel for name in added)  # not even in the page's source
     seen = shown(panel)
@@ -431,6 +450,7 @@ def test_an_open_question_hides_the_next_model_request_that_answers_it(client, a
     assert "Tools the model receives in its next request" in seen
     # a step without a question shows the preview and no note
     query = f"version=2025-11-25&transport=stdio&lang=en&step={answered['index'] + 1}"
+    query += "&" + answers(app, "list-changed-add", "2025-11-25", "stdio")
     panel = output_panel(client.get(f"/scenario/list-changed-add?{query}").get_data(as_text=True))
     assert all(name in shown(panel) for name in added)
     assert "Answer the question" not in panel
@@ -439,6 +459,7 @@ def test_an_open_question_hides_the_next_model_request_that_answers_it(client, a
 def stage_lines(page: str) -> dict[str, list[str]]:
     """The small lines (class "sub") in the overview's actor boxes, by the box's role."""
     lines: dict[str, list[str]] = {}
+    page = page.split('<svg class="stage tall')[0]  # the wide picture; the tall one says the same
     for box in re.split(r'(?=<g class="actor)', page)[1:]:
         role = re.match(r'<g class="actor[^"]*a-(\w+)"', box).group(1)
         found = re.findall(r'<text class="sub"[^>]*>(.*?)</text>', box.split("</g>")[0], re.S)
@@ -466,6 +487,7 @@ def test_the_overview_counts_with_plural_forms_and_names_the_client_phase_in_the
         and len(s["state"]["servers"]["orders"]["tools"]) == 3
     )
     query = f"step={step['index'] + 1}&version=2025-11-25&transport=stdio&lang={lang}"
+    query += "&" + answers(app, "list-changed-add", "2025-11-25", "stdio")
     lines = stage_lines(
         client.get(f"/scenario/list-changed-add/step?{query}").get_data(as_text=True)
     )
@@ -483,6 +505,7 @@ def test_no_client_phase_shows_untranslated(client: FlaskClient, app, lang):
         trace = app.extensions["lab"].trace("handshake", version, "http")
         for s in trace[:8]:
             query = f"step={s['index'] + 1}&version={version}&transport=http&lang={lang}"
+            query += "&" + answers(app, "handshake", version, "http")
             page = client.get(f"/scenario/handshake/step?{query}").get_data(as_text=True)
             for line in stage_lines(page)["client"]:  # "phase · version" of each client
                 seen.add(line.split(" · ")[0])

@@ -30,11 +30,19 @@ class FakeSocket:
         self.incoming = list(incoming)
         self.sent: list[str] = []
         self.timeouts: list[float | None] = []
+        self.opened: int | None = None  # how many messages the opening sent
+
+    @property
+    def replies(self) -> list[str]:
+        """What the server sent after its opening, in answer to the incoming frames."""
+        return self.sent[self.opened or 0 :]
 
     def send(self, data: str) -> None:
         self.sent.append(data)
 
     def receive(self, timeout: float | None = None) -> Any:
+        if self.opened is None:
+            self.opened = len(self.sent)
         self.timeouts.append(timeout)
         if not self.incoming:
             raise ConnectionClosed()
@@ -66,10 +74,29 @@ def run(app: Flask, *incoming: Any, query: dict[str, str] | None = None, **viewe
 
 
 def steps_seen(ws: FakeSocket) -> list[int]:
+    """The steps the replies showed (the opening's own step left out)."""
     return [
         int(m)
-        for m in re.findall(r'<div id="status" hidden[^>]*data-step="(\d+)"', "".join(ws.sent))
+        for m in re.findall(r'<div id="status" hidden[^>]*data-step="(\d+)"', "".join(ws.replies))
     ]
+
+
+def step_messages(ws: FakeSocket) -> list[str]:
+    """The replies that carry a whole step."""
+    return [m for m in ws.replies if 'id="status"' in m]
+
+
+def all_answers(lab: Any, sid: str, version: str, transport: str, before: int = 10**6) -> str:
+    """The `answers=` a browser that has answered every question of this trace (before step
+    index `before`) sends."""
+    from app.web.render import checkpoint_key
+
+    trace = lab.trace(sid, version, transport)
+    return ",".join(
+        f"{checkpoint_key(trace, s['index'])}:{s['checkpoint']['answer']}"
+        for s in trace
+        if s.get("checkpoint") and s["index"] < before
+    )
 
 
 def alerts(ws: FakeSocket) -> list[str]:
@@ -78,10 +105,17 @@ def alerts(ws: FakeSocket) -> list[str]:
 
 
 def test_next_and_prev_move_the_cursor_and_send_the_step_fragments(ctx: Flask):
-    ws, v, _ = run(ctx, cmd("goto", step=2), cmd("next"), cmd("prev"))
-    assert steps_seen(ws) == [2, 3, 2]
+    ws, v, _ = run(
+        ctx,
+        cmd("goto", step=1),
+        cmd("answer", choice=1),
+        cmd("goto", step=2),
+        cmd("next"),
+        cmd("prev"),
+    )
+    assert steps_seen(ws) == [1, 2, 3, 2]
     assert v.step == 2
-    assert 'id="panel-transport"' in ws.sent[1]
+    assert all('id="panel-transport"' in m for m in step_messages(ws))
 
 
 def test_malformed_and_unknown_commands_get_a_visible_error_and_the_socket_stays_usable(
@@ -94,7 +128,7 @@ def test_malformed_and_unknown_commands_get_a_visible_error_and_the_socket_stays
         cmd("<script>fly</script>"),
         b"\x00\x01",
         cmd("goto", step="many"),
-        cmd("goto", step=2),
+        cmd("goto", step=0),
     )
     said = alerts(ws)
     assert said[0] == "⚠ That command is not valid JSON."
@@ -103,7 +137,7 @@ def test_malformed_and_unknown_commands_get_a_visible_error_and_the_socket_stays
     assert "<script>fly" not in "".join(ws.sent)  # shown as text, never as markup
     assert said[3] == "⚠ Commands must be text frames."
     assert said[4].startswith("⚠ Bad value for goto")
-    assert v.step == 2
+    assert v.step == 0 and len(said) == 5
 
 
 def test_an_oversized_frame_is_refused_with_its_size(ctx: Flask):
@@ -114,10 +148,24 @@ def test_an_oversized_frame_is_refused_with_its_size(ctx: Flask):
 
 
 def test_a_checkpoint_asks_its_question_before_the_next_step_is_revealed(ctx: Flask):
-    ws, v, _ = run(ctx, cmd("goto", step=1), cmd("next"), cmd("answer", choice=0), cmd("next"))
-    assert alerts(ws) == ["⚠ Answer the question first, then the next step appears."]
-    feedback = next(m for m in ws.sent if 'id="feedback"' in m)
-    assert "Not quite." in feedback and "Not yet: more pages." in feedback
+    ws, v, _ = run(
+        ctx,
+        cmd("goto", step=1),
+        cmd("next"),
+        cmd("answer", choice=0),
+        cmd("next"),
+        cmd("answer", choice=1),
+        cmd("next"),
+    )
+    assert alerts(ws) == ["⚠ Answer this question first."] * 2
+    wrong, right = [m for m in ws.replies if 'id="feedback"' in m]
+    # a wrong choice says why and leaves the question open, without giving the answer away
+    assert "Not quite." in wrong and "Not yet: more pages." in wrong
+    assert checkpoint_states(wrong) == ["open"] and "Ask for the next page" in wrong
+    assert "it follows nextCursor" not in wrong and 'id="btn-reveal"' in wrong
+    # the verdict is said once: "Right." and the reason without its own "Right:"
+    assert checkpoint_states(right) == ["answered"]
+    assert "Right.</strong>\n      It follows" in right
     assert v.step == 2
 
 
@@ -133,7 +181,7 @@ def test_reset_goes_back_to_the_start_and_forgets_the_answers(ctx: Flask):
         ctx, cmd("goto", step=1), cmd("answer", choice=1), cmd("reset"), cmd("next"), cmd("next")
     )
     assert v.step == 1 and v.answered == {}
-    assert alerts(ws) == ["⚠ Answer the question first, then the next step appears."]
+    assert alerts(ws) == ["⚠ Answer this question first."]
 
 
 def test_switching_language_version_and_transport_rerenders_everything(ctx: Flask):
@@ -148,7 +196,7 @@ def test_switching_language_version_and_transport_rerenders_everything(ctx: Flas
     assert (v.lang, v.transport, v.version, v.view) == ("zh", "http", "2026-07-28", "output")
     joined = "".join(ws.sent)
     assert "客户端请求第一页。" in joined and "第 1 步，共" in joined
-    assert "POST /mcp HTTP/1.1" in ws.sent[-5]
+    assert "POST /mcp HTTP/1.1" in step_messages(ws)[-1]
     assert 'data-view="output"' in ws.sent[-2]
     assert alerts(ws)[-1].startswith("⚠ ") and "xx" in alerts(ws)[-1]
 
@@ -221,7 +269,7 @@ def test_a_version_change_renames_http_in_the_menu_and_the_transport_panel(ctx: 
         cmd("version", version="2025-03-26"),
         query={"transport": "http", "version": "2025-11-25"},
     )
-    old, new = ws.sent[1:4], ws.sent[4:7]
+    old, new = ws.replies[0:4], ws.replies[4:8]
     for sent, label, other in (
         (old, "HTTP+SSE", "Streamable HTTP"),
         (new, "Streamable HTTP", "HTTP+SSE"),
@@ -254,6 +302,7 @@ def test_switching_transport_keeps_the_student_on_the_same_event_not_the_same_in
     twin = next(s["index"] for s in stdio if s["method"] == notice)
 
     query = {"version": "2025-11-25", "transport": "http", "step": "11"}  # as displayed
+    query["answers"] = all_answers(lab, "list-changed-add", "2025-11-25", "http")
     ws, v = run_on(
         ctx,
         "list-changed-add",
@@ -263,7 +312,7 @@ def test_switching_transport_keeps_the_student_on_the_same_event_not_the_same_in
     )
     assert steps_seen(ws) == [twin, 10]
     assert v.step == 10 and v.transport == "http"
-    counters = re.findall(r'<p id="counter".*?</p>', "".join(ws.sent), re.S)
+    counters = re.findall(r'<p id="counter".*?</p>', "".join(ws.replies), re.S)
     assert notice in counters[0] and f"Step {twin + 1} of {len(stdio)}" in counters[0]
 
 
@@ -294,7 +343,12 @@ def test_a_switch_finds_the_same_page_of_a_listing_and_falls_back_to_the_action(
         cmd("transport", transport="http"),
         cmd("goto", step=stream["index"]),
         cmd("transport", transport="stdio"),
-        query={"version": "2025-11-25", "transport": "http", "step": str(third + 1)},
+        query={
+            "version": "2025-11-25",
+            "transport": "http",
+            "step": str(third + 1),
+            "answers": all_answers(lab, "pagination", "2025-11-25", "http"),
+        },
     )
     seen = steps_seen(ws)
     assert nth(stdio, seen[0]) == nth(http, third)
@@ -319,7 +373,7 @@ def test_going_back_to_an_answered_checkpoint_shows_the_answer_not_the_question_
         cmd("next"),
     )
     assert steps_seen(ws) == [1, 2, 1, 1, 2]
-    back, russian = ws.sent[6], ws.sent[8]  # after session, goto, answer, next, prev
+    back, russian = step_messages(ws)[2:4]
     assert checkpoint_states(back) == ["answered"]
     assert 'id="feedback"' in back and "Right." in back and 'aria-pressed="true"' in back
     assert checkpoint_states(russian) == ["answered"] and "Верно." in russian
@@ -341,8 +395,7 @@ def test_an_answered_checkpoint_stays_answered_in_another_transport_or_version(c
         cmd("next"),
         query=query,
     )
-    stdio_step = ws.sent[2]
-    modern_step = ws.sent[5]
+    stdio_step, modern_step = step_messages(ws)[:2]
     for sent, version, transport in (
         (stdio_step, "2025-11-25", "stdio"),
         (modern_step, "2026-07-28", "stdio"),
@@ -362,6 +415,9 @@ def test_answering_sends_the_output_preview_the_open_question_hid(ctx: Flask):
     asked, _ = next_tools_question(ctx)
     tools = [t["name"] for t in asked["state"]["model"]["next"]]
     query = {"version": "2025-11-25", "transport": "stdio", "step": str(asked["index"] + 1)}
+    query["answers"] = all_answers(
+        ctx.extensions["lab"], "list-changed-add", "2025-11-25", "stdio", before=asked["index"]
+    )
     ws, _ = run_on(
         ctx,
         "list-changed-add",
@@ -369,26 +425,98 @@ def test_answering_sends_the_output_preview_the_open_question_hid(ctx: Flask):
         cmd("language", lang="zh"),
         query=query,
     )
-    answer = ws.sent[1]
+    answer = ws.replies[0]
     assert checkpoint_states(answer) == ["answered"]
     seen = shown(output_panel(answer))
     assert all(name in seen for name in tools) and f"next request ({len(tools)})" in seen
     assert "Answer the question" not in seen
-    assert all(name in shown(output_panel(ws.sent[2])) for name in tools)  # still, in Chinese
+    assert all(name in shown(output_panel(step_messages(ws)[0])) for name in tools)  # in Chinese
 
 
 def test_play_at_an_open_question_is_refused_and_nothing_moves(ctx: Flask):
     ws, v, pacer = run(ctx, cmd("goto", step=1), cmd("play"), None, cmd("answer", choice=1))
-    assert alerts(ws) == ["⚠ Answer the question first, then the next step appears."]
+    assert alerts(ws) == ["⚠ Answer this question first."]
     assert not pacer.playing and v.step == 1
     assert ws.timeouts == [None, None, None, None, None]  # never waited for an autoplay beat
 
 
 @pytest.mark.parametrize("lab_engine", [None])  # handshake asks its first question at step 1
-def test_play_from_the_end_starts_over_and_waits_at_an_opening_question(ctx: Flask):
-    trace = ctx.extensions["lab"].trace("handshake", "2026-07-28", "stdio")
+def test_a_deep_link_to_the_end_stops_at_the_opening_question_unless_it_was_answered(ctx: Flask):
+    lab = ctx.extensions["lab"]
+    trace = lab.trace("handshake", "2026-07-28", "stdio")
     assert trace[0]["checkpoint"]
     query = {"version": "2026-07-28", "transport": "stdio", "step": str(len(trace))}
-    ws, v = run_on(ctx, "handshake", cmd("play"), None, query=query)
-    assert steps_seen(ws) == [0] and v.step == 0
-    assert alerts(ws) == [] and 'aria-pressed="false"' in ws.sent[-1]
+    ws, v = run_on(ctx, "handshake", cmd("end"), query=query)
+    assert v.step == 0 and alerts(ws) == ["⚠ Answer this question first."] * 2
+
+    # the browser names the answers it remembers: the same link opens at the end, and play
+    # from there starts over (the questions stay answered, so it plays on)
+    query["answers"] = all_answers(lab, "handshake", "2026-07-28", "stdio")
+    ws, v = run_on(ctx, "handshake", cmd("play"), query=query)
+    assert f'data-step="{len(trace) - 1}"' in ws.sent[0] and alerts(ws) == []
+    assert steps_seen(ws) == [0] and 'aria-pressed="true"' in ws.sent[-1]
+
+
+def test_goto_and_end_stop_at_the_first_open_question_on_the_way_and_going_back_is_free(
+    ctx: Flask,
+):
+    ws, v, _ = run(
+        ctx,
+        cmd("end"),
+        cmd("goto", step=6),
+        cmd("goto", step=0),
+    )
+    assert steps_seen(ws) == [1, 0]
+    assert alerts(ws) == ["⚠ Answer this question first.", "⚠ Answer this question first."]
+    assert v.step == 0
+
+
+def test_a_wrong_answer_can_be_retried_and_show_the_answer_closes_the_question(ctx: Flask):
+    ws, v, _ = run(
+        ctx,
+        cmd("goto", step=1),
+        cmd("answer", choice=0),
+        cmd("answer", choice=0),
+        cmd("reveal"),
+        cmd("answer", choice=0),
+        cmd("next"),
+    )
+    states = [checkpoint_states(m) for m in ws.replies if 'id="checkpoint"' in m]
+    assert states[1:] == [["open"], ["open"], ["answered"], ["answered"], [""]]
+    shown_answer = next(m for m in ws.replies if 'data-state="answered"' in m)
+    assert 'data-chosen="1"' in shown_answer and "choice right" in shown_answer
+    assert v.step == 2 and alerts(ws) == []
+
+
+def test_the_socket_learns_remembered_answers_from_its_url_and_ignores_bad_ones(ctx: Flask):
+    lab = ctx.extensions["lab"]
+    good = all_answers(lab, "pagination", "2026-07-28", "stdio")
+    key = good.split(":")[0]
+    for answers, expected in (
+        (good, 3),  # answered: the deep link goes where it asked
+        (f"{key}:0", 1),  # a wrong remembered choice does not answer it
+        (f"{key}:99,<b>:1,{key}", 1),  # nor nonsense
+        (f"ffffffffffff-0:1,{good}", 3),  # an unknown key costs nothing
+    ):
+        _, v, _ = run(ctx, query={"step": "4", "answers": answers})
+        assert v.step == expected, answers
+
+
+def test_the_timeline_names_only_the_steps_up_to_the_first_open_question(ctx: Flask):
+    ws, _, _ = run(ctx, cmd("goto", step=1), cmd("answer", choice=1))
+    opening = next(m for m in ws.sent if 'id="timeline"' in m)
+    assert 'id="mark-1" class="mark k-response has-q' in opening
+    assert (
+        'id="mark-2" class="mark unknown"' in opening
+        and "tools/list" not in opening.split('id="mark-2"')[1]
+    )
+    after = [m for m in ws.replies if 'id="timeline"' in m][-1]
+    assert 'id="mark-2" class="mark k-request' in after
+
+
+def test_every_command_has_a_handler_in_the_table():
+    from app.web.session import COMMANDS
+
+    assert set(COMMANDS) >= {"next", "prev", "goto", "end", "play", "pause", "speed", "reset"}
+    assert set(COMMANDS) >= {"version", "transport", "language", "view", "answer", "reveal"}
+    assert all(callable(handler) for handler in COMMANDS.values())

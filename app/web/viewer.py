@@ -14,28 +14,45 @@ from htmx_flask import request as hx_request
 
 from app.web.i18n import select_locale
 from app.web.pacer import Pacer
-from app.web.render import Viewer, open_viewer, page_html, step_html
+from app.web.render import Viewer, open_viewer, page_html, step_html, url_step
+from app.web.session import first_question, gate
 
 bp = Blueprint("viewer", __name__)
 
 
 def _viewer(sid: str) -> Viewer:
-    scenario = current_app.extensions["lab"].scenario(sid)
+    """The viewer of this URL, moved back to the first open question before its `step=N`: a
+    deep link never reads past a question (the answers a browser remembers come with the
+    socket's URL, which then goes on to the step asked for)."""
+    lab = current_app.extensions["lab"]
+    scenario = lab.scenario(sid)
     if scenario is None:
         abort(404)
-    return open_viewer(scenario, request.args, select_locale())
+    v = open_viewer(scenario, request.args, select_locale())
+    wanted = min(v.step, len(lab.trace(v.sid, v.version, v.transport)) - 1)
+    v.step = 0
+    v.step = gate(lab, v, wanted)
+    return v
+
+
+def _stopped(v: Viewer) -> str:
+    """The line that says a deep link stopped at a question, or ""."""
+    return first_question() if v.step < url_step(request.args.get("step")) else ""
 
 
 @bp.get("/scenario/<sid>")
 def page(sid: str) -> str | tuple[str, int]:
-    lab, v = current_app.extensions["lab"], _viewer(sid)
+    lab = current_app.extensions["lab"]
+    if lab.scenario(sid) is None:
+        abort(404)
     try:
+        v = _viewer(sid)
         if hx_request.htmx:
             return step_html(lab, v)
-        return page_html(lab, v, Pacer())
+        return page_html(lab, v, Pacer(), alert=_stopped(v))
     except Exception as exc:  # a scenario that cannot run says why; the server goes on
         current_app.logger.exception("scenario %s failed", sid)
-        return render_template("error.html", lang=v.lang, code=500, error=exc), 500
+        return render_template("error.html", lang=select_locale(), code=500, error=exc), 500
 
 
 @bp.get("/scenario/<sid>/step")

@@ -10,6 +10,7 @@ these values out.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -107,11 +108,29 @@ def caches(step: Step, prev: Step | None) -> list[dict[str, Any]]:
     return out
 
 
+_VERDICT = re.compile(
+    r"^\s*(right|correct|yes|exactly|wrong|not quite|no|верно|правильно|да|точно|неверно|"
+    r"не совсем|нет|正确|对|没错|不对|错误|不完全对)\s*[:.!,;：。！，；—–-]\s*",
+    re.IGNORECASE,
+)
+
+
+def reason(text: str) -> str:
+    """A choice's explanation without a leading verdict ("Right: ...", "Верно: ...", "正确：...").
+
+    The page says the verdict itself, once, in its own words ("Right." / "Not quite."), so a
+    reason that starts with one would repeat it.
+    """
+    stripped = _VERDICT.sub("", text, count=1)
+    return stripped[:1].upper() + stripped[1:] if stripped else text
+
+
 def step_context(trace: list[Step], index: int) -> dict[str, Any]:
     """The template context of step `index` (language and session state are added later)."""
     step = trace[index]
     state = step.get("state") or {}
     geometry = stage.layout(state)
+    shapes = stage.layouts(state)
     return {
         "step": step,
         "index": index,
@@ -122,6 +141,10 @@ def step_context(trace: list[Step], index: int) -> dict[str, Any]:
         "state": state,
         "stage": geometry,
         "motion": stage.motion(step, geometry),
+        "stages": [(g, stage.motion(step, g)) for g in shapes],
+        "fit": stage.fit,
+        "reason": reason,
+        "label_lines": stage.label_lines,
         "log": log(trace, index),
         "caches": caches(step, trace[index - 1] if index else None),
         "host": state.get("host") or {},

@@ -1,23 +1,32 @@
 /* The viewer's few needs that HTML cannot express: the websocket's URL follows the page's URL
-   (so a reconnect resumes the same step), the URL follows the state the server sends, the
-   keyboard shortcuts, focus kept across swaps, reconnecting with backoff, copy-link, and
-   bringing the step into sight after a jump from the lesson panel.
+   (so a reconnect resumes the same step) and carries the answers this browser remembers, the URL
+   follows the state the server sends, the packet's journey across the stage, the keyboard
+   (shortcuts, the ARIA tabs pattern, the presenter layout), focus kept across swaps,
+   reconnecting with backoff, and copy-link.
    Everything else is htmx: buttons and links carry ws-send, fragments are swapped by id. */
 (function () {
   "use strict";
   var body = document.body;
   var wsPath = body.getAttribute("ws-connect");
+  /* The query the page was opened with: the first socket asks for its step (a deep link past a
+     question the browser has answered), not the step the server could show without answers. */
+  var firstSearch = location.search;
   var lastStep = null;
   var lastView = null;
   var focusedId = null;
   var retries = 0;
   var leaving = false;
   var jumped = false;
+  var sheetOpener = null;
+  var PREFIX = "mcp-lab:answer:";
 
   function $(id) { return document.getElementById(id); }
   function questionOpen() {
     var checkpoint = $("checkpoint");
     return !!checkpoint && checkpoint.dataset.state === "open" && !!$("question");
+  }
+  function reducedMotion() {
+    return window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   }
   var quiet = null;
   function say(key, fleeting) {
@@ -28,16 +37,89 @@
     if (fleeting) quiet = setTimeout(function () { say(""); }, 4000);
   }
 
-  /* The socket opens with the page's current query: after a drop it comes back to this step. */
+  /* Answers: mcp-lab:answer:<scenario>:<version>:<transport>:<questionKey> = the chosen index. */
+  function storage() {
+    try { return window.localStorage; } catch (e) { return null; }
+  }
+  function trail(d) { return PREFIX + d.scenario + ":" + d.version + ":" + d.transport + ":"; }
+  function remembered(scenario, version, transport) {
+    var store = storage();
+    var found = [];
+    if (!store) return found;
+    var head = PREFIX + scenario + ":" + version + ":" + transport + ":";
+    for (var i = 0; i < store.length; i++) {
+      var key = store.key(i);
+      if (key && key.indexOf(head) === 0) {
+        var choice = Number(store.getItem(key));
+        if (Number.isInteger(choice) && choice >= 0) found.push(key.slice(head.length) + ":" + choice);
+      }
+    }
+    return found;
+  }
+  function remember() {
+    var status = $("status");
+    var checkpoint = $("checkpoint");
+    var store = storage();
+    if (!status || !checkpoint || !store) return;
+    var d = checkpoint.dataset;
+    if (d.state === "answered" && d.questionKey && d.chosen !== undefined) {
+      try { store.setItem(trail(status.dataset) + d.questionKey, JSON.stringify(Number(d.chosen))); }
+      catch (e) { /* full or private: this visit only */ }
+    }
+  }
+  function forget(scenario) {
+    var store = storage();
+    if (!store) return;
+    var head = PREFIX + scenario + ":";
+    for (var i = store.length - 1; i >= 0; i--) {
+      var key = store.key(i);
+      if (key && key.indexOf(head) === 0) store.removeItem(key);
+    }
+  }
+
+  /* The socket opens with the page's query and the remembered answers of this scenario, version
+     and transport: after a reload or a drop it comes back to this step, its questions answered. */
   htmx.createWebSocket = function () {
     var url = new URL(wsPath, location.href);
     url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
     url.host = location.host;
-    url.search = location.search;
+    var query = new URLSearchParams(firstSearch !== null ? firstSearch : location.search);
+    firstSearch = null;
+    var status = $("status");
+    if (status) {
+      var d = status.dataset;
+      var version = query.get("version") || d.version;
+      var transport = query.get("transport") || d.transport;
+      var answers = remembered(d.scenario, version, transport);
+      if (answers.length) query.set("answers", answers.join(","));
+    }
+    url.search = query.toString();
     var socket = new WebSocket(url.toString());
     socket.binaryType = htmx.config.wsBinaryType;
     return socket;
   };
+
+  /* The packet leaves its sender's border and lands on its receiver's: the SVG rests it at the
+     landing point, and this plays the journey there (not under reduced motion: the same
+     landing, the lit wire and its arrow tell the same without travel). */
+  function fly() {
+    document.querySelectorAll("#panel-overview .packet:not([data-flown])").forEach(function (packet) {
+      var piece = packet.querySelector(".packet-body");
+      var d = packet.dataset;
+      packet.setAttribute("data-flown", "");
+      if (!piece || reducedMotion() || !piece.animate) {
+        packet.classList.add("landed");
+        return;
+      }
+      var dx = Number(d.sx) - Number(d.ex);
+      var dy = Number(d.sy) - Number(d.ey);
+      var run = piece.animate(
+        [{ transform: "translate(" + dx + "px, " + dy + "px)" }, { transform: "translate(0px, 0px)" }],
+        { duration: 900, easing: "cubic-bezier(.45, .05, .35, 1)" }
+      );
+      run.onfinish = function () { packet.classList.add("landed"); };
+    });
+  }
 
   /* Keep the address bar, <html lang>, the title and the language cookie in step. The URL's
      step=N is the Nth step as displayed (from 1); #status carries the 0-based index. */
@@ -51,15 +133,17 @@
       step: String(Number(d.step) + 1), view: view, version: d.version, transport: d.transport,
       lang: d.lang,
     });
+    if (body.classList.contains("present")) query.set("present", "1");
     history.replaceState(null, "", location.pathname + "?" + query.toString());
     document.documentElement.lang = d.lang;
     document.title = d.title;
     document.cookie = "lang=" + d.lang + "; path=/; max-age=31536000; samesite=lax";
+    remember();
     /* A question that opens takes the focus on its heading, not on a choice: a key meant for
        the player (Space) must not answer it. */
-    if (lastStep !== null && d.step !== lastStep && questionOpen()) {
+    if (d.step !== lastStep && questionOpen()) {
       $("question").focus({ preventScroll: true });
-      $("question").scrollIntoView({ block: "nearest" });
+      if (lastStep !== null) $("question").scrollIntoView({ block: "nearest" });
     }
     if (lastView !== null && view !== lastView) {
       var panel = $("panel-" + view);
@@ -75,13 +159,14 @@
       var item = current.getBoundingClientRect();
       if (item.top < box.top || item.bottom > box.bottom) log.scrollTop += item.top - box.top - 48;
     }
+    fly();  /* each packet once: a stage sent again (same step) plays its journey again */
     /* The lesson marks the myth refuted by the step on show; after a jump from it, an open
        panel can leave the story below the fold: bring the story into sight. */
     document.querySelectorAll(".see-step").forEach(function (link) {
       if (link.dataset.step === d.step) link.setAttribute("aria-current", "step");
       else link.removeAttribute("aria-current");
     });
-    var story = document.querySelector(".story");
+    var story = $("story");
     if (jumped && story) {
       var top = story.getBoundingClientRect().top;
       if (top < 0 || top > window.innerHeight - 120) story.scrollIntoView({ block: "start" });
@@ -91,35 +176,28 @@
     lastView = view;
   }
 
-  /* The packet in flight: it rests at its transform attribute and flies there from data-from.
-     Web Animations, not a style attribute, so the CSP needs no 'unsafe-inline'. */
-  var still = window.matchMedia("(prefers-reduced-motion: reduce)");
-  function fly() {
-    var packet = document.querySelector("#panel-overview .packet[data-from]");
-    if (!packet || packet.dataset.flown || still.matches || !packet.animate) return;
-    packet.dataset.flown = "1";
-    var from = packet.dataset.from.split(" ");
-    var to = (packet.getAttribute("transform") || "").match(/-?[\d.]+/g) || [0, 0];
-    packet.animate([
-      { transform: "translate(" + from[0] + "px, " + from[1] + "px)", opacity: 0.25 },
-      { transform: "translate(" + to[0] + "px, " + to[1] + "px)", opacity: 1 }
-    ], { duration: 800, easing: "cubic-bezier(.3, .7, .3, 1)" });
+  /* Where focus goes when the element that had it is gone or cannot take it after a swap: the
+     feedback of a question just answered, the open question, else the Next control. */
+  function refocus(id) {
+    var again = id && $(id);
+    if (again) {
+      again.focus({ preventScroll: true });
+      if (document.activeElement === again) return;
+    }
+    var fallback = $("feedback") || (questionOpen() && $("question")) || $("btn-next");
+    if (fallback) fallback.focus({ preventScroll: true });
   }
 
   document.addEventListener("DOMContentLoaded", sync);
-  document.addEventListener("DOMContentLoaded", fly);
   body.addEventListener("htmx:wsBeforeMessage", function () {
     var active = document.activeElement;
-    focusedId = active && active !== body ? active.id : null;
+    focusedId = active && active !== body ? active.id || null : null;
   });
   body.addEventListener("htmx:wsAfterMessage", function () {
+    var hadFocus = focusedId;
     sync();
-    fly();
     var active = document.activeElement;
-    if (focusedId && (!active || active === body || !body.contains(active))) {
-      var again = $(focusedId);
-      if (again) again.focus({ preventScroll: true });
-    }
+    if (hadFocus && (!active || active === body || !body.contains(active))) refocus(hadFocus);
   });
 
   /* Reconnect: htmx-ext-ws retries abnormal closes itself; we also retry the clean ones
@@ -141,26 +219,65 @@
   });
   window.addEventListener("pagehide", function () { leaving = true; });
 
-  /* Keyboard: ← → step, Space plays (not while a question is open: it waits for an answer,
-     which only a choice of the student's own gives), Home/End, 1–4 views, ? the sheet. */
   function click(el) { if (el && el.getAttribute("aria-disabled") !== "true") el.click(); }
+  function togglePresent() {
+    body.classList.toggle("present");
+    sync();
+  }
+
+  /* The ARIA tabs pattern: on a focused tab, ← → move to the previous or next tab (wrapping),
+     Home and End to the first and last, and the view follows (automatic activation). */
+  function moveTab(tab, key) {
+    var tabs = Array.prototype.slice.call(document.querySelectorAll('#tabs [role="tab"]'));
+    var at = tabs.indexOf(tab);
+    var to = key === "ArrowRight" ? (at + 1) % tabs.length
+      : key === "ArrowLeft" ? (at - 1 + tabs.length) % tabs.length
+      : key === "Home" ? 0 : tabs.length - 1;
+    tabs[to].focus();
+    tabs[to].click();
+  }
+
+  /* Keyboard: ← → step, Space plays (not while a question is open: it waits for an answer,
+     which only a choice of the student's own gives), Home/End, 1–4 views, P the presenter
+     layout, ? the sheet. */
   var VIEWS = ["overview", "transport", "transform", "output"];
   document.addEventListener("keydown", function (event) {
     if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
     var t = event.target;
     if (t.closest && t.closest("input, select, textarea, [contenteditable], dialog[open]")) return;
-    var control = t.closest && t.closest("button, a[href], summary");
     var key = event.key;
+    if (t.getAttribute && t.getAttribute("role") === "tab" &&
+        ["ArrowLeft", "ArrowRight", "Home", "End"].indexOf(key) >= 0) {
+      moveTab(t, key);
+      event.preventDefault();
+      return;
+    }
+    var control = t.closest && t.closest("button, a[href], summary");
     if (key === "ArrowRight") click($("btn-next"));
     else if (key === "ArrowLeft") click($("btn-prev"));
     else if (key === "Home") click(document.querySelector("#timeline .mark"));
-    else if (key === "End") click(document.querySelector("#timeline li:last-child .mark"));
+    else if (key === "End") $("btn-end").click();  /* stops at an open question */
     else if (key === " " && !control) { if (!questionOpen()) click($("btn-play")); }
     else if (key >= "1" && key <= "4") click($("tab-" + VIEWS[Number(key) - 1]));
-    else if (key === "?") $("shortcuts").showModal();
+    else if (key === "p" || key === "P") togglePresent();
+    else if (key === "?") openSheet();
     else return;
     event.preventDefault();
   });
+
+  /* The shortcut sheet gives the focus back to what opened it (or to its button). */
+  function openSheet() {
+    var sheet = $("shortcuts");
+    var active = document.activeElement;
+    sheetOpener = active && active !== body ? active.id || null : null;
+    if (sheet && !sheet.open) sheet.showModal();
+  }
+  document.addEventListener("close", function (event) {
+    if (event.target.id !== "shortcuts") return;
+    var back = (sheetOpener && $(sheetOpener)) || $("btn-keys");
+    sheetOpener = null;
+    if (back) setTimeout(function () { back.focus(); }, 0);
+  }, true);
 
   /* Buttons that only the browser can serve: the sheet and copy-link. */
   function copy(text) {
@@ -178,12 +295,21 @@
   }
   document.addEventListener("click", function (event) {
     if (event.target.closest(".see-step")) jumped = true;
-    if (event.target.closest("#btn-keys")) $("shortcuts").showModal();
+    if (event.target.closest("#btn-keys")) openSheet();
+    if (event.target.closest("#btn-reset")) {
+      var status = $("status");
+      if (status) forget(status.dataset.scenario);
+    }
     if (event.target.closest("#btn-copy")) {
       copy(location.href).then(
         function () { say("msgCopied", true); },
         function () { say("msgCopyFailed", true); }
       );
     }
+  });
+
+  /* A page that opens on a question puts the focus on it. */
+  document.addEventListener("DOMContentLoaded", function () {
+    if (questionOpen()) $("question").focus({ preventScroll: true });
   });
 })();
