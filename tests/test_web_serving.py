@@ -28,9 +28,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from app.web.factory import create_app
 from tests.conftest import free_port
 from tests.rawws import abort, read_text, text_frame, upgrade
 from tests.test_web_fuzz import frames
+from tests.test_web_pages import answers
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -223,9 +225,12 @@ def test_a_client_that_vanishes_while_the_server_sends_leaves_no_traceback(lab):
 
 @pytest.mark.parametrize("step", ["999999", "1" + "0" * 26])
 def test_a_step_past_the_end_in_the_socket_url_means_the_last_step(lab, step):
-    s, status = upgrade(lab.url, f"/ws/scenario/pagination?step={step}")
+    past = answers(create_app({"TESTING": True}), "pagination")  # questions answered
+    s, status = upgrade(lab.url, f"/ws/scenario/pagination?step={step}&{past}")
     try:
         assert status == 101
+        opened = shown_status(s)  # the socket's first fragments show where it landed
+        assert opened["step"] == opened["last"]
         s.sendall(command("prev"))
         shown = shown_status(s)
         assert shown["step"] == shown["last"] - 1
@@ -317,7 +322,7 @@ def test_random_frames_against_the_server_each_get_an_answer_and_the_socket_live
         read_text(s)
         for frame in burst:
             s.sendall(text_frame(frame, opcode=2 if isinstance(frame, bytes) else 1))
-        sync(s, 7)
+        sync(s, 5)  # before pagination's first question, which would stop a goto past it
         sync(s, 2)
     finally:
         abort(s)
