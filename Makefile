@@ -66,6 +66,7 @@ golden: $(BIN)/mcp-lab
 bench: $(BIN)/mcp-lab assets
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/viewer.py
+	$(BIN)/python bench/schemas.py
 
 clean:
 	rm -rf $(VENV) node_modules $(VENDOR) tests/inspector/node_modules

@@ -69,7 +69,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             _print_lines(str(error))
         failed = failed or bool(errors)
     if not failed:
-        print(f"{len(paths)} scenario file(s) valid", file=sys.stderr)
+        print(f"{len(paths)} scenario file{'' if len(paths) == 1 else 's'} valid", file=sys.stderr)
     return 1 if failed else 0
 
 

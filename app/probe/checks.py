@@ -37,6 +37,11 @@ MODEL_SAFE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 INVALID_CURSOR = "mcp-lab-probe-invalid-cursor"
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """'1 page', '2 pages': the probe's report is English prose, not 'page(s)'."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 @dataclass(frozen=True)
 class Check:
     id: str
@@ -105,14 +110,15 @@ def _schema(s: Session) -> Check:
             what = message.get("method") or answered or "message"
             problems.append(f"{what}: {problem}")
     if problems:
-        return Check("schema", False, f"{len(problems)} problem(s): {_listed(problems, 3)}")
+        listed = _listed(problems, 3)
+        return Check("schema", False, f"{counted(len(problems), 'problem')}: {listed}")
     count = sum(1 for sender, _ in s.wire if sender == "server")
-    return Check("schema", True, f"{count} server message(s) valid for {s.version}")
+    return Check("schema", True, f"{counted(count, 'server message')} valid for {s.version}")
 
 
 def _pagination(s: Session) -> Check:
     tools = s.tools
-    detail = f"{len(s.pages)} page(s), {len(tools)} tool(s)"
+    detail = f"{counted(len(s.pages), 'page')}, {counted(len(tools), 'tool')}"
     if "repeated-cursor" in s.gather_events:
         return Check("pagination", False, f"{detail}; a nextCursor came back twice (a loop)")
     if "page-cap" in s.gather_events:
@@ -138,9 +144,10 @@ def _cursors(s: Session) -> Check:
         return Check(
             "cursors",
             False,
-            f"{len(cursors)} cursor(s) followed; an invented cursor got {got}, not -32602",
+            f"{counted(len(cursors), 'cursor')} followed; an invented cursor got {got}, not -32602",
         )
-    return Check("cursors", True, f"{len(cursors)} cursor(s) followed; an invented one got -32602")
+    followed = counted(len(cursors), "cursor")
+    return Check("cursors", True, f"{followed} followed; an invented one got -32602")
 
 
 def _list_changed(s: Session) -> Check:
@@ -171,7 +178,14 @@ def _tool_names(s: Session) -> Check:
     problems = [p for name in _names(s.tools) for p in tool_name_problems(name)]
     if problems:
         return Check("tool-names", False, _listed(problems, 3))
-    return Check("tool-names", True, f"{len(s.tools)} name(s) follow the spec's rule")
+    return Check(
+        "tool-names",
+        True,
+        (
+            f"{counted(len(s.tools), 'name')} "
+            f"{'follows' if len(s.tools) == 1 else 'follow'} the spec's rule"
+        ),
+    )
 
 
 def _model_safe(s: Session) -> Check:
@@ -211,7 +225,14 @@ def _input_schemas(s: Session) -> Check:
             problems.append(f"{name}: not valid JSON Schema ({exc.message})")
     if problems:
         return Check("input-schemas", False, _listed(problems, 3))
-    return Check("input-schemas", True, f"{len(s.tools)} input schema(s) are JSON Schema objects")
+    return Check(
+        "input-schemas",
+        True,
+        (
+            f"{counted(len(s.tools), 'input schema')} "
+            f"{'is a JSON Schema object' if len(s.tools) == 1 else 'are JSON Schema objects'}"
+        ),
+    )
 
 
 def _version_fields(s: Session) -> Check:

@@ -28,7 +28,7 @@ from app.mcp.client import ClientConfig, ClientPhase, Event, MCPClient, Output
 from app.mcp.clock import Clock
 from app.mcp.jsonrpc import Message
 
-from .checks import INVALID_CURSOR, Check, Session, grade
+from .checks import INVALID_CURSOR, Check, Session, counted, grade
 from .peers import HttpPeer, Peer, PeerGone, StdioPeer, Unreachable
 from .record import SessionRecorder
 
@@ -265,7 +265,7 @@ def report_text(report: ProbeReport) -> str:
         s = run.session
         label = s.version or f"{s.requested} (not negotiated)"
         failed = [c for c in run.checks if not c.ok]
-        summary = f"{len(s.pages)} page(s), {len(s.tools)} tool(s)"
+        summary = f"{counted(len(s.pages), 'page')}, {counted(len(s.tools), 'tool')}"
         if run is not main:
             summary += f", {len(run.checks) - len(failed)} of {len(run.checks)} checks passed"
         lines.append(f"  {label} over {s.transport}: {summary}")
@@ -273,7 +273,7 @@ def report_text(report: ProbeReport) -> str:
             mark = "ok  " if check.ok else "FAIL"
             lines.append(f"    {mark} {check.id:<17} {check.detail}")
     failures = sum(1 for r in report.runs for c in r.checks if not c.ok)
-    lines.append("all checks passed" if not failures else f"{failures} check(s) failed")
+    lines.append("all checks passed" if not failures else f"{counted(failures, 'check')} failed")
     return "\n".join(lines) + "\n"
 
 
