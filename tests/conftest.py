@@ -76,3 +76,21 @@ def live_server() -> Iterator[str]:
         create_app({"LAB_ENGINE": default_engine(), "AUTOPLAY_MS": 400})
     ) as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """One Debian Chromium per test module, for browser modules without a launcher of their own
+    (a module that defines `browser` itself overrides this one)."""
+    from pathlib import Path
+
+    from playwright.sync_api import sync_playwright
+
+    from tests.test_browser_viewer import ARGS, CHROMIUM
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed (make browser installs it)")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield browser
+        browser.close()

@@ -19,7 +19,6 @@ from werkzeug.serving import make_server
 
 from app.web.factory import create_app
 from tests.conftest import default_engine, free_port
-from tests.test_browser_course import browser  # noqa: F401  (the module's Chromium)
 
 pytestmark = pytest.mark.browser
 
@@ -80,7 +79,7 @@ def sites() -> Iterator[dict[str, object]]:
 
 
 @pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:  # noqa: F811
+def page(browser: Browser) -> Iterator[Page]:
     context = browser.new_context(viewport={"width": 1300, "height": 900})
     page = context.new_page()
     yield page

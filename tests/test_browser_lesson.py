@@ -12,31 +12,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from app.web.factory import create_app
 from app.web.render import open_viewer
 from tests.conftest import default_engine
-from tests.test_browser_viewer import ARGS, ARTIFACTS, CHROMIUM, axe_problems
+from tests.test_browser_viewer import ARTIFACTS, axe_problems
 
 pytestmark = pytest.mark.browser
 
 PROJECTOR = {"width": 853, "height": 480}  # 1280×720 at 150 %: device scale factor 1.5
 DESK = {"width": 1280, "height": 720}
 PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian's chromium is not installed (make browser installs it)")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="module")

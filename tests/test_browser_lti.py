@@ -22,7 +22,6 @@ from werkzeug.serving import make_server
 from app.web.factory import create_app
 from tests.conftest import default_engine, free_port
 from tests.lti_platform import Platform, create_platform
-from tests.test_browser_course import browser  # noqa: F401  (the module's Chromium)
 from tests.test_browser_embed import answers, work_through
 
 pytestmark = pytest.mark.browser
@@ -53,7 +52,7 @@ def lms(tmp_path_factory) -> Iterator[dict]:
 
 
 @pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:  # noqa: F811
+def page(browser: Browser) -> Iterator[Page]:
     context = browser.new_context(viewport={"width": 1300, "height": 900}, locale="en-US")
     page = context.new_page()
     yield page
