@@ -510,3 +510,27 @@ def test_no_client_phase_shows_untranslated(client: FlaskClient, app, lang):
             for line in stage_lines(page)["client"]:  # "phase · version" of each client
                 seen.add(line.split(" · ")[0])
     assert len(seen) >= 3 and not seen & set(raw), seen
+
+
+def test_the_transform_view_shows_each_cached_page_with_its_own_expiry(client: FlaskClient, app):
+    """2026-07-28, cache scenario at 90 s: page 1 fresh until 120 s, page 2 expired at 60 s and
+    the only page asked for again."""
+    lab = app.extensions["lab"]
+    trace = lab.trace("cache", "2026-07-28", "stdio")
+    refetch = next(
+        s
+        for s in trace
+        if s["kind"] == "request"
+        and s["method"] == "tools/list"
+        and any(e["kind"] == "page-cached" for e in s["events"])
+    )
+    query = f"step={refetch['index'] + 1}&view=transform&version=2026-07-28&transport=stdio"
+    query += "&" + answers(app, "cache", "2026-07-28", "stdio", before=refetch["index"] + 1)
+    html = client.get(f"/scenario/cache?{query}").get_data(as_text=True)
+    table = html[html.index("cache-pages") :]
+    table = table[: table.index("</table>")]
+    rows = [text(r) for r in re.findall(r"<tr class=\"row[^\"]*\">.*?</tr>", table, re.S)]
+    assert len(rows) == 2
+    assert "list_events" in rows[0] and "120.0 s" in rows[0] and "30.0 s left" in rows[0]
+    assert "find_free_slot" in rows[1] and "60.0 s" in rows[1] and "expired" in rows[1]
+    assert 'class="row expired"' in table

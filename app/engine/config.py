@@ -33,6 +33,7 @@ SERVER_KEYS: dict[str, tuple[str, Convert]] = {
     "supportedVersions": ("supported_versions", tuple),
     "instructions": ("instructions", _same),
     "ttlMs": ("ttl_ms", _same),
+    "pageTtlMs": ("page_ttl_ms", tuple),
     "cacheScope": ("cache_scope", _same),
     "failingTools": ("failing_tools", frozenset),
     "staleCursors": ("stale_cursors", _same),

@@ -51,6 +51,8 @@ _GATHER_REASONS = {
 def _follow_up(event: Event) -> str | None:
     if isinstance(event, ev.GatherStarted):
         return _GATHER_REASONS.get(event.reason)
+    if isinstance(event, ev.CacheExpired) and len(event.expired) < event.pages:
+        return "ev.cache-expired-pages"  # some pages are still fresh: only the others go out
     return _FOLLOW_UPS.get(type(event))
 
 
@@ -175,11 +177,16 @@ def render(key: str, params: dict[str, Any], events: list[Event]) -> Text:
         follow = _follow_up(event)
         if follow is None:
             continue
-        if follow == "ev.published":
+        detail = event.detail
+        if follow == "ev.published" and detail.get("reused"):
+            follow += "-reused"
+        elif follow == "ev.published":
             # a one-page list needs no page count: the page phrase already said "single page"
-            follow += "-first" if _all_new(event.detail) else ""
-            follow += "-single" if event.detail.get("pages") == 1 else ""
-        extra = _fill(follow, {**params, **event.detail})
+            follow += "-first" if _all_new(detail) else ""
+            follow += "-single" if detail.get("pages") == 1 else ""
+        if follow == "ev.cache-expired-pages":
+            detail = {**detail, "n": len(detail["expired"])}
+        extra = _fill(follow, {**params, **detail})
         text = _as_text({lang: _joined(text, extra, lang) for lang in LANGUAGES})
     return text
 
@@ -309,6 +316,16 @@ def for_server_message(
             "count": len(names),
             "names": names,
         }
+        reused = [e for e in events if isinstance(e, ev.PageReused)]
+        if reused and "nextCursor" in result:
+            # The pages after this one are still fresh in the cache: no request follows.
+            left = min(e.ttl_left_ms for e in reused)
+            return "res.page-reused", {
+                **params,
+                "n": len(reused),
+                "reusedPages": [e.page for e in reused],
+                "ttlLeft": f"{left / 1000:g}",
+            }
         if "nextCursor" in result:
             return "res.page-more", params
         return ("res.page-only" if params["page"] == 1 else "res.page-last"), params

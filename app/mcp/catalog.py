@@ -66,6 +66,11 @@ class Catalog:
         self.revision += 1
         return True
 
+    def page_index(self, cursor: str | None) -> int:
+        """Which page (0: the first) a valid cursor points at, as pages are now cut."""
+        decoded = None if cursor is None else decode_cursor(cursor)
+        return 0 if decoded is None else decoded[1] // max(1, self.page_size)
+
     def page(self, cursor: str | None) -> Page | None:
         """The page a cursor points at and the next cursor; None when the cursor is invalid."""
         offset = 0

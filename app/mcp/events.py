@@ -162,8 +162,12 @@ class CacheHit(Event):
 
 @dataclass(frozen=True)
 class CacheExpired(Event):
+    """Some cached pages went stale: `expired` are their numbers, of `pages` in the list."""
+
     kind: ClassVar[str] = "cache-expired"
     generation: int
+    expired: list[int]
+    pages: int
 
 
 @dataclass(frozen=True)
@@ -193,6 +197,18 @@ class PageReceived(Event):
     page: int
     names: list[Any]
     next_cursor: str | None
+
+
+@dataclass(frozen=True)
+class PageReused(Event):
+    """A page still fresh in the cache, taken from there instead of being fetched again."""
+
+    kind: ClassVar[str] = "page-cached"
+    generation: int
+    page: int
+    cursor: str | None
+    names: list[Any]
+    ttl_left_ms: int
 
 
 @dataclass(frozen=True)
@@ -243,6 +259,7 @@ class Published(Event):
     added: list[str]
     removed: list[str]
     changed: list[str]
+    reused: int = optional(0)  # pages taken from the cache, still fresh, instead of fetched
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,17 @@
-"""Gathering every page of tools/list into one generation, and the cache it publishes to.
+"""Gathering every page of tools/list into one generation, and the per-page cache behind it.
 
-A gather is numbered (its generation), fetches page after page by following nextCursor (only an
-absent nextCursor ends the list; "" is a cursor), refuses a repeated cursor and stops at a page
-cap, then swaps the cached list in one go. A page answering a gather that is no longer the
-current one is dropped as stale: an older answer never overwrites a newer snapshot. A refresh
-asked for mid-gather is queued (or abandons the gather when told to restart); a list_changed
-during a gather discards what it gathered, since pages fetched across a change may mix two
-catalogs. The cache is fresh while the TTL on the injected clock lasts.
+A gather is numbered (its generation), walks the list page by page by following nextCursor (only
+an absent nextCursor ends the list; "" is a cursor), refuses a repeated cursor and stops at a
+page cap, then swaps the cached list in one go. Each page is cached on its own, keyed by the
+cursor that fetched it (none for page 1), with its own fetch time and lifetime: in 2026-07-28
+the page's own ttlMs, in the legacy era (no cache hints) the client's policy. A modern walk
+takes every page that is still fresh from the cache and fetches only the expired ones, each with
+its own cursor; a legacy client, whose pages share one policy, re-lists from page 1. A page
+answering a gather that is no longer the current one is dropped as stale: an older answer never
+overwrites a newer snapshot. A refresh asked for mid-gather is queued, or abandons the gather
+when told to restart; a list_changed invalidates every page
+and, mid-gather, discards what was gathered, since pages fetched across a change may mix two
+catalogs.
 """
 
 from __future__ import annotations
@@ -19,12 +24,28 @@ from . import events as ev
 from .events import Output
 from .jsonrpc import Message
 from .requests import Pending
-from .snapshots import CacheState, GatheringState
+from .snapshots import CachedPageState, CacheState, GatheringState
 from .tooldiff import diff_tools
 from .versions import Era
 
 if TYPE_CHECKING:
     from .client import MCPClient
+
+
+@dataclass(frozen=True)
+class CachedPage:
+    """One tools/list page as cached: the cursor that fetched it is its key (None: page 1)."""
+
+    cursor: str | None
+    tools: list[dict[str, Any]]
+    next_cursor: str | None
+    fetched_at_ms: int
+    ttl_ms: int
+    scope: str | None = None
+
+    @property
+    def expires_at_ms(self) -> int:
+        return self.fetched_at_ms + self.ttl_ms
 
 
 @dataclass
@@ -34,8 +55,9 @@ class Gathering:
     pages: list[list[dict[str, Any]]] = field(default_factory=list)
     cursors: list[str] = field(default_factory=list)
     next_cursor: str | None = None
-    ttl_ms: int | None = None
-    scope: str | None = None
+    entries: list[CachedPage] = field(default_factory=list)  # the pages, as the cache keeps them
+    reuse: bool = False  # take pages that are still fresh from the cache (modern walks)
+    reused: int = 0
     restarted: bool = False
     changed_meanwhile: bool = False  # a list_changed arrived: the pages may mix two catalogs
 
@@ -44,25 +66,39 @@ class Gathering:
 class Cache:
     generation: int = 0
     tools: list[dict[str, Any]] = field(default_factory=list)
-    fetched_at_ms: int | None = None
-    ttl_ms: int | None = None
-    scope: str | None = None
+    pages: list[CachedPage] = field(default_factory=list)
+    fetched_at_ms: int | None = None  # when this generation was published
     valid: bool = False
 
     @property
+    def ttl_ms(self) -> int | None:
+        """The shortest lifetime of any of its pages (None before the first list)."""
+        return min((p.ttl_ms for p in self.pages), default=None)
+
+    @property
     def expires_at_ms(self) -> int | None:
-        if self.fetched_at_ms is None or self.ttl_ms is None:
-            return None
-        return self.fetched_at_ms + self.ttl_ms
+        """When the first of its pages goes stale: from then on the list needs a fetch."""
+        return min((p.expires_at_ms for p in self.pages), default=None)
+
+    @property
+    def scope(self) -> str | None:
+        return self.pages[0].scope if self.pages else None
+
+    def page_for(self, cursor: str | None) -> CachedPage | None:
+        return next((p for p in self.pages if p.cursor == cursor), None)
+
+
+def page_fresh(client: MCPClient, page: CachedPage) -> bool:
+    return client.cache.valid and client.clock.now_ms() < page.expires_at_ms
 
 
 def cache_fresh(client: MCPClient) -> bool:
-    expires = client.cache.expires_at_ms
-    return client.cache.valid and expires is not None and client.clock.now_ms() < expires
+    pages = client.cache.pages
+    return bool(pages) and all(page_fresh(client, p) for p in pages)
 
 
 def list_tools(client: MCPClient, *, force: bool, reason: str) -> Output:
-    """The host asks for the tools: a cache hit sends nothing; otherwise gather every page."""
+    """The host asks for the tools: a cache hit sends nothing; otherwise gather what is needed."""
     client.advance(lifecycle.LIST_TOOLS)
     cache = client.cache
     if not force and cache_fresh(client):
@@ -70,12 +106,18 @@ def list_tools(client: MCPClient, *, force: bool, reason: str) -> Output:
         left = cache.expires_at_ms - client.clock.now_ms()
         return Output(events=[ev.CacheHit(cache.generation, left)])
     out = Output()
-    if cache.valid and not force and cache.fetched_at_ms is not None:
-        out.events.append(ev.CacheExpired(cache.generation))
-    return out.extend(refresh(client, reason=reason))
+    if cache.valid and not force and cache.pages:
+        expired = [n for n, p in enumerate(cache.pages, 1) if not page_fresh(client, p)]
+        out.events.append(ev.CacheExpired(cache.generation, expired, len(cache.pages)))
+    # Each 2026-07-28 page has its own ttlMs: re-fetch only the expired ones. Legacy results
+    # carry no hints; the client's one policy covers the whole list, so it re-lists it.
+    reuse = not force and client.era is Era.MODERN
+    return out.extend(refresh(client, reason=reason, reuse=reuse))
 
 
-def refresh(client: MCPClient, *, reason: str, restart: bool = False) -> Output:
+def refresh(
+    client: MCPClient, *, reason: str, restart: bool = False, reuse: bool = False
+) -> Output:
     """Re-list from page 1. Mid-gather: queue one more refresh, or abandon it (restart)."""
     current = client.gathering
     if current is not None and not restart:
@@ -83,17 +125,39 @@ def refresh(client: MCPClient, *, reason: str, restart: bool = False) -> Output:
         return Output(events=[ev.RefreshQueued(current.generation, reason)])
     out = Output()
     if current is not None:
-        client.gathering = None
-        out.events.append(ev.GatherAbandoned(current.generation))
-    return out.extend(start_gather(client, reason))
+        out.extend(abandon(client, "the host restarted the refresh"))
+    return out.extend(start_gather(client, reason, reuse=reuse))
 
 
-def start_gather(client: MCPClient, reason: str) -> Output:
+def abandon(client: MCPClient, reason: str) -> Output:
+    """Give up the gather under way."""
+    g = client.gathering
+    if g is None:
+        return Output()
+    client.gathering = None
+    return Output(events=[ev.GatherAbandoned(g.generation)])
+
+
+def start_gather(client: MCPClient, reason: str, *, reuse: bool = False) -> Output:
     client.advance(lifecycle.LIST_TOOLS)
     client.generations += 1
     gen = client.generations
-    client.gathering = Gathering(generation=gen, reason=reason)
-    return Output([_list_request(client, None, gen)], [ev.GatherStarted(gen, reason)])
+    client.gathering = Gathering(generation=gen, reason=reason, reuse=reuse)
+    return Output(events=[ev.GatherStarted(gen, reason)]).extend(_fetch_or_reuse(client, None))
+
+
+def _fetch_or_reuse(client: MCPClient, cursor: str | None) -> Output:
+    """The page `cursor` names: from the cache while it is fresh (a reusing walk), else asked."""
+    g = client.gathering
+    assert g is not None
+    cached = client.cache.page_for(cursor) if g.reuse else None
+    if cached is None or not page_fresh(client, cached):
+        return Output([_list_request(client, cursor, g.generation)])
+    g.reused += 1
+    left = cached.expires_at_ms - client.clock.now_ms()
+    names = [t.get("name") for t in cached.tools]
+    reused = ev.PageReused(g.generation, len(g.pages) + 1, cursor, names, left)
+    return Output(events=[reused]).extend(_take(client, g, cached))
 
 
 def _list_request(client: MCPClient, cursor: str | None, gen: int) -> Message:
@@ -107,25 +171,35 @@ def on_page(client: MCPClient, pending: Pending, result: dict[str, Any]) -> Outp
         current = g.generation if g else client.cache.generation
         return Output(events=[ev.StaleResponse(pending.generation, current)])
     tools = result.get("tools") or []
-    g.pages.append(tools)
-    if "ttlMs" in result:
-        ttl = int(result["ttlMs"])
-        g.ttl_ms = ttl if g.ttl_ms is None else min(g.ttl_ms, ttl)
-        g.scope = result.get("cacheScope")
     next_cursor = result.get("nextCursor")
+    if client.era is Era.MODERN:
+        # A missing or negative ttlMs counts as 0: immediately stale (caching.mdx).
+        ttl = max(0, int(result.get("ttlMs") or 0))
+    else:
+        ttl = client.config.cache_ttl_ms
+    now = client.clock.now_ms()
+    entry = CachedPage(pending.cursor, tools, next_cursor, now, ttl, result.get("cacheScope"))
     names = [t.get("name") for t in tools]
-    page = ev.PageReceived(g.generation, len(g.pages), names, next_cursor)
+    page = ev.PageReceived(g.generation, len(g.pages) + 1, names, next_cursor)
+    return Output(events=[page]).extend(_take(client, g, entry))
+
+
+def _take(client: MCPClient, g: Gathering, entry: CachedPage) -> Output:
+    """Add one page to the gather and go on: publish, stop, or fetch (or reuse) the next."""
+    g.pages.append(entry.tools)
+    g.entries.append(entry)
+    next_cursor = entry.next_cursor
     if next_cursor is None:
-        return Output(events=[page]).extend(_publish(client, g))
+        return _publish(client, g)
     if next_cursor in g.cursors:
         client.gathering = None
-        return Output(events=[page, ev.RepeatedCursor(next_cursor)])
+        return Output(events=[ev.RepeatedCursor(next_cursor)])
     if len(g.pages) >= client.config.max_pages:
         client.gathering = None
-        return Output(events=[page, ev.PageCap(len(g.pages))])
+        return Output(events=[ev.PageCap(len(g.pages))])
     g.cursors.append(next_cursor)
     g.next_cursor = next_cursor
-    return Output([_list_request(client, next_cursor, g.generation)], [page])
+    return _fetch_or_reuse(client, next_cursor)
 
 
 def _publish(client: MCPClient, g: Gathering) -> Output:
@@ -142,10 +216,11 @@ def _publish(client: MCPClient, g: Gathering) -> Output:
             new_tools, dropped = params.drop_invalid_header_tools(new_tools)
             out.events += dropped
         changes = diff_tools(cache.tools if cache.generation else [], new_tools)
-        ttl = g.ttl_ms if client.era is Era.MODERN else client.config.cache_ttl_ms
         now = client.clock.now_ms()
-        client.cache = Cache(g.generation, new_tools, now, ttl or 0, g.scope, True)
-        out.events.append(ev.Published(g.generation, len(new_tools), len(g.pages), **changes))
+        client.cache = Cache(g.generation, new_tools, list(g.entries), now, True)
+        out.events.append(
+            ev.Published(g.generation, len(new_tools), len(g.pages), reused=g.reused, **changes)
+        )
     if client.pending_refresh:
         client.pending_refresh = False
         out.extend(start_gather(client, "list_changed during refresh"))
@@ -162,7 +237,9 @@ def on_page_error(client: MCPClient, pending: Pending, err: dict[str, Any]) -> O
     client.gathering = None
     stale_cursor = err.get("code") == jsonrpc.INVALID_PARAMS and pending.cursor is not None
     if stale_cursor and not g.restarted:
-        # The cursor went stale: drop what was gathered and start again from page 1, once.
+        # The cursor went stale: every cached page goes (their cursors may be as stale), and
+        # the client starts again from page 1, once.
+        client.cache.valid = False
         out = start_gather(client, "cursor rejected")
         assert client.gathering is not None
         client.gathering.restarted = True
@@ -181,6 +258,20 @@ def cache_snapshot(client: MCPClient) -> CacheState:
         "cacheScope": c.scope,
         "valid": c.valid,
         "fresh": cache_fresh(client),
+        "pages": [_page_snapshot(client, n, p) for n, p in enumerate(c.pages, 1)],
+    }
+
+
+def _page_snapshot(client: MCPClient, number: int, page: CachedPage) -> CachedPageState:
+    return {
+        "page": number,
+        "cursor": page.cursor,
+        "tools": [t.get("name") for t in page.tools],
+        "nextCursor": page.next_cursor,
+        "fetchedAtMs": page.fetched_at_ms,
+        "ttlMs": page.ttl_ms,
+        "expiresAtMs": page.expires_at_ms,
+        "fresh": page_fresh(client, page),
     }
 
 

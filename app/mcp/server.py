@@ -49,6 +49,8 @@ class ServerConfig:
     supported_versions: tuple[str, ...] = versions.VERSIONS
     instructions: str | None = None
     ttl_ms: int = 300_000
+    # 2026-07-28: each tools/list page's own ttlMs, in page order; pages past the end use ttl_ms.
+    page_ttl_ms: tuple[int, ...] = ()
     cache_scope: str = "public"
     failing_tools: frozenset[str] = field(default_factory=frozenset)
     # What a cursor issued before a catalog change means (see app.mcp.catalog).
@@ -285,7 +287,10 @@ class MCPServer:
         if next_cursor is not None:
             result["nextCursor"] = next_cursor
         if versions.era_of(version) is Era.MODERN:
-            result["ttlMs"] = self.config.ttl_ms
+            # Each page is cached on its own, under its own ttlMs; the scope is one per list.
+            index = self.catalog.page_index(cursor)
+            page_ttls = self.config.page_ttl_ms
+            result["ttlMs"] = page_ttls[index] if index < len(page_ttls) else self.config.ttl_ms
             result["cacheScope"] = self.config.cache_scope
         return jsonrpc.result(request_id, result)
 

@@ -21,7 +21,20 @@ class ServerState(TypedDict):
     subscriptions: list[str]
 
 
-class CacheState(TypedDict):
+class CachedPageState(TypedDict):
+    """One cached tools/list page: the cursor that fetched it (null: page 1) is its key."""
+
+    page: int
+    cursor: str | None
+    tools: list[Any]  # the names on the page
+    nextCursor: str | None
+    fetchedAtMs: int
+    ttlMs: int
+    expiresAtMs: int
+    fresh: bool
+
+
+class _CacheCore(TypedDict):
     generation: int
     tools: list[Tool]
     fetchedAtMs: int | None
@@ -30,6 +43,14 @@ class CacheState(TypedDict):
     cacheScope: str | None
     valid: bool
     fresh: bool
+
+
+class CacheState(_CacheCore, total=False):
+    """The client's cache. `ttlMs` is its pages' shortest lifetime and `expiresAtMs` when the
+    first of them goes stale; each page's own are in `pages` (absent in a session recorded
+    without them)."""
+
+    pages: list[CachedPageState]
 
 
 class GatheringState(TypedDict):

@@ -75,6 +75,13 @@ def caches(step: Step, prev: Step | None) -> list[dict[str, Any]]:
     out = []
     for sid, client in state["clients"].items():
         cache = client["cache"]
+        pages = cache.get("pages") or []
+        # each tool's time left is its own page's: pages are cached and expire one by one
+        page_left = {
+            name: max(0, page["expiresAtMs"] - state["clockMs"])
+            for page in pages
+            for name in page["tools"]
+        }
         rows = []
         for tool in cache["tools"]:
             name = tool.get("name")
@@ -90,6 +97,7 @@ def caches(step: Step, prev: Step | None) -> list[dict[str, Any]]:
                     "model": model_name,
                     "hash": host.get("schemaHash"),
                     "status": status,
+                    "ttl": page_left.get(name),
                 }
             )
         had = [t.get("name") for t in before[sid]["cache"]["tools"]] if sid in before else []
@@ -102,6 +110,10 @@ def caches(step: Step, prev: Step | None) -> list[dict[str, Any]]:
                 "rows": rows,
                 "removed": [n for n in had if {n, f"{sid}/{n}"} & removed and n not in now],
                 "ttl": stage.ttl_left(cache, state["clockMs"]),
+                "pages": [
+                    {**page, "left": max(0, page["expiresAtMs"] - state["clockMs"])}
+                    for page in pages
+                ],
                 "gathering": client["gathering"],
             }
         )
