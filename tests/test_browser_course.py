@@ -70,6 +70,15 @@ def test_handout_pdf_is_a_download_printed_on_the_server(page: Page):
     assert response.body().startswith(b"%PDF")
 
 
+def default_trace_length(scenario_id: str) -> int:
+    """How many steps the library card counts: the trace of the scenario's default run."""
+    from app.engine.library import default_scenarios_dir, load_library
+    from app.engine.runner import run_trace
+
+    scenario = load_library(default_scenarios_dir()).scenarios[scenario_id]
+    return len(run_trace(scenario, scenario.default_version, scenario.transports[0]))
+
+
 def test_progress_survives_a_reload_and_marks_the_library_card_with_a_way_back(page: Page):
     page.goto("/scenario/cache?lang=en")
     connected(page)
@@ -83,7 +92,9 @@ def test_progress_survives_a_reload_and_marks_the_library_card_with_a_way_back(p
     expect(page.locator("#card-pagination")).to_have_attribute("data-progress", "new")
     page.reload()
     expect(card).to_have_attribute("data-progress", "started")
-    expect(card.locator(".progress-chip[data-when=started]")).to_contain_text("Step 3 of 25")
+    expect(card.locator(".progress-chip[data-when=started]")).to_contain_text(
+        f"Step 3 of {default_trace_length('cache')}"
+    )
     expect(page.locator("#continue-last")).to_contain_text("Caching the tool list")
     card.locator("a.continue").click()
     connected(page)
