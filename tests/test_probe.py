@@ -25,7 +25,9 @@ from app.probe.run import probe, report_json
 from app.serving.catalog import load_served
 from app.serving.endpoint import McpEndpoint
 from app.serving.http import HttpShell, loopback_origins
+from app.web.factory import create_app
 from tests.sdk_probe_server import sdk_server
+from tests.test_engine_step import problems as schema_problems
 
 REPO = Path(__file__).resolve().parent.parent
 TIMEOUT = 60.0  # a loaded CI machine can take many seconds to import the SDK
@@ -178,6 +180,7 @@ def test_probe_cli_on_the_lab_server_writes_json_and_a_trace(
     assert result["pages"] == 3 and len(result["tools"]) == 8
     steps = [json.loads(line) for line in trace.read_text().splitlines()]
     assert all(set(step) == TRACE_KEYS for step in steps)
+    assert schema_problems(steps) == []  # docs/step.schema.json, as every scenario's trace
     assert [s["index"] for s in steps] == list(range(len(steps)))
     assert steps[-1]["kind"] == "terminal"
     wire = [s for s in steps if s["message"] is not None]
@@ -199,3 +202,23 @@ def test_probe_cli_on_the_lab_server_writes_json_and_a_trace(
             step["message"], "2025-11-25", sender=sender, request_method=answered
         )
         assert problems == [], (step["index"], problems)
+
+
+def test_serve_trace_opens_a_probe_trace_in_the_viewer(tmp_path: Path) -> None:
+    """`mcp-lab serve --trace FILE` (config TRACE_FILES) shows the probe's session in the four
+    views, its last step the tools the probe found."""
+    trace = tmp_path / "probe.jsonl"
+    with lab_http("pagination", "files") as url:
+        code = cli_main(["probe", "--protocol-version", "2025-06-18", "--trace", str(trace), url])
+    assert code == 0
+    steps = [json.loads(line) for line in trace.read_text().splitlines()]
+    app = create_app({"TESTING": True, "TRACE_FILES": [str(trace)]})
+    (rec_id,) = app.config["_TRACE_IDS"]
+    web = app.test_client()
+    page = web.get(f"/scenario/{rec_id}?step={len(steps)}&view=output").get_data(as_text=True)
+    assert f"Step {len(steps)} of {len(steps)}" in page
+    for panel in ("panel-overview", "panel-transport", "panel-transform", "panel-output"):
+        assert f'id="{panel}"' in page
+    assert "Tools the model receives in its next request (8)" in page
+    first = web.get(f"/scenario/{rec_id}?step=1&view=transport").get_data(as_text=True)
+    assert "POST /mcp HTTP/1.1" in first and "initialize" in first

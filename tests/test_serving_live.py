@@ -25,6 +25,7 @@ from app.serving.endpoint import McpEndpoint
 from app.serving.http import HttpShell, loopback_origins
 from app.web.factory import create_app
 from app.web.recorded import parse_trace
+from tests.test_engine_step import problems as schema_problems
 from tests.test_serving_sdk import gather_session, on_list_changed
 
 TIMEOUT_S = 30
@@ -97,8 +98,9 @@ async def test_watch_shows_a_real_client_live_and_a_change_reaches_it(web: Flask
             methods.count("tools/list") == 6
         )  # one page before the change, two after (asked, answered)
         assert "notifications/tools/list_changed" in methods
+        assert summary["client"] == {"name": "mcp", "version": "0.1.0"}
+        assert schema_problems(steps) == []  # docs/step.schema.json, as a scenario's trace
         last = steps[-1]["state"]["clients"]["orders"]
-        assert last["clientInfo"] == {"name": "mcp", "version": "0.1.0"}
         assert [t["name"] for t in last["cache"]["tools"]][-1] == "search_invoices"
         data = "".join(json.dumps(s) + "\n" for s in steps).encode()
         assert len(parse_trace(data)) == len(steps)  # the viewer can show every step

@@ -11,8 +11,14 @@ before and its narration in every language.
     recorder.client_message("files", request, frame, client, events, state_after)
     recorder.server_message("files", response, frame, client, events, state_after,
                             answers="tools/list", in_gather=1)
-    recorder.note("internal", "host", "host", narration.render(...), state_after)
+    recorder.record("internal", "host", "host", narration.render(...), state_after)
     recorder.trace  # list[Step]
+
+A real session has no simulated world to take its state from: `session_state` builds it from
+what the recording side can see (one client, the server it talks to, the lab's own Host over
+the client's cache). `peer_message` records a message between peers the lab does not model
+(a real client as its served server sees it, in app.serving.live), with narration the caller
+wrote, as the same kind of step.
 
 A trace longer than `max_steps` raises `StepCap`, so a runaway scenario ends in a terminal
 step, never in an endless loop.
@@ -21,19 +27,19 @@ step, never in an endless loop.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from app.mcp import versions
 from app.mcp.client import MCPClient
 from app.mcp.events import Event
 from app.mcp.framing import Frame
+from app.mcp.host import Host, HostConfig
 from app.mcp.jsonrpc import Message
 from app.mcp.tooldiff import diff_tools
 
 from . import narration
-from .step import Changes, State, Step, StepKind, Text, ToolDiff
+from .step import Changes, ClientState, ServerState, State, Step, StepKind, Text, ToolDiff
 
 DEFAULT_MAX_STEPS = 2000
 
@@ -147,7 +153,27 @@ class Recorder:
         sent = _Sent(server_id, False, message, frame, events, message.get("method") or answers)
         return self._message(sent, narration.render(phrase, params, events), state, era, version)
 
-    def _message(self, sent: _Sent, text: Text, state: State, era: str, version: str) -> Step:
+    def peer_message(
+        self,
+        server_id: str,
+        message: Message,
+        frame: Frame | None,
+        state: State,
+        *,
+        from_client: bool,
+        narration_text: Text,
+        method: str | None,
+        era: str | None = None,
+        version: str | None = None,
+    ) -> Step:
+        """A message between a client and its server when no `MCPClient` of the lab took part
+        (a real client seen from its server's side): the caller says what it means."""
+        sent = _Sent(server_id, from_client, message, frame, [], method)
+        return self._message(sent, narration_text, state, era, version)
+
+    def _message(
+        self, sent: _Sent, text: Text, state: State, era: str | None, version: str | None
+    ) -> Step:
         return self.record(
             message_kind(sent.message),
             actor(sent.server_id, sent.from_client),
@@ -208,6 +234,30 @@ def changes(before: State, after: State) -> Changes:
     return out
 
 
-def changes_between(before: Mapping[str, Any], after: Mapping[str, Any]) -> Changes:
-    """`changes` for states held as plain dicts (a recorder of its own, e.g. app.probe)."""
-    return changes(cast(State, before), cast(State, after))
+def session_state(
+    server_id: str,
+    server: ServerState,
+    client: ClientState,
+    console: list[Text],
+    clock_ms: int,
+    host: Host | None = None,
+) -> State:
+    """The complete state of one real session: one client and the server it talks to, as far
+    as the side that records can see them. The host's table and the tools a model would be
+    given are what the lab's own Host makes of the client's cache (`host` keeps its count of
+    model requests across steps; a fresh one when None)."""
+    host = host if host is not None else Host([server_id], HostConfig())
+    snapshots = {server_id: list(client["cache"]["tools"])}
+    return {
+        "clockMs": clock_ms,
+        "servers": {server_id: server},
+        "clients": {server_id: client},
+        "host": host.snapshot(snapshots),
+        "model": {
+            "tools": list(host.last_model_tools),
+            "next": host.next_tools(snapshots),
+            "requests": host.model_requests,
+            "prompt": None,
+        },
+        "console": list(console),
+    }

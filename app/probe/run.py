@@ -3,7 +3,11 @@
 One run is one fresh conversation (a new child process on stdio, a new session over HTTP): the
 client opens it (initialize, or server/discover and a listen stream in 2026-07-28), gathers
 every page of tools/list, then sends one tools/list with a cursor the server never issued. The
-run is recorded twice: as a `Session` for the checks, and as trace steps for `--trace`.
+run is recorded twice: as a `Session` for the checks, and as trace steps for `--trace` by the
+engine's own Recorder (app.engine.recorder), so a probe's trace is the very kind of step a
+scenario's is and the viewer shows it unchanged. A step's state is what the probe can know of
+a real server: its serverInfo and capabilities, and the catalog as far as the client's cache
+holds it; the clock is the run's wall time since it began.
 
 Without --protocol-version the probe starts with the dual-era opening (server/discover first;
 a legacy server makes the client fall back to initialize), then tries initialize with each
@@ -22,15 +26,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.engine import narration
 from app.engine.jsonl import jsonl_lines
+from app.engine.recorder import Recorder, session_state
+from app.engine.step import ServerState, State, Step, Text
 from app.mcp import jsonrpc, versions
 from app.mcp.client import ClientConfig, ClientPhase, Event, MCPClient, Output
 from app.mcp.clock import Clock
+from app.mcp.framing import Frame
+from app.mcp.host import Host, HostConfig
 from app.mcp.jsonrpc import Message
 
 from .checks import INVALID_CURSOR, Check, Session, counted, grade
 from .peers import HttpPeer, Peer, PeerGone, StdioPeer, Unreachable
-from .record import SessionRecorder
 
 __all__ = ["ProbeReport", "probe", "report_json", "report_text"]
 
@@ -50,7 +58,7 @@ class _Timeout(Exception):
 class Run:
     session: Session
     checks: list[Check]
-    steps: list[dict[str, Any]]
+    steps: list[Step]
 
 
 @dataclass
@@ -91,20 +99,43 @@ class _Driver:
             _WallClock(),
         )
         self.session = Session(peer.transport, version)
-        self.recorder = SessionRecorder(self.client, SERVER_ID, peer.transport)
+        self.recorder = Recorder(version, peer.transport)
+        self.host = Host([SERVER_ID], HostConfig())
+        self.console: list[Text] = []  # the agent console: one line per client event it reports
+        self.started = time.monotonic()
         self.events: list[Event] = []
         self._asked: dict[Any, str] = {}
 
+    def state(self) -> State:
+        """What the probe knows after a message: the client, and the server as it has shown
+        itself (its serverInfo, its listChanged, the catalog as far as the cache holds it)."""
+        c = self.client
+        info = c.server_info or {}
+        tools = (c.server_capabilities.get("tools") or {}) if c.server_capabilities else {}
+        server: ServerState = {
+            "name": str(info.get("name", SERVER_ID)),
+            "phase": "real",
+            "revision": c.cache.generation,
+            "listChanged": bool(tools.get("listChanged")),
+            "tools": list(c.cache.tools),
+            "subscriptions": [str(c.listen_id)] if c.listening else [],
+        }
+        clock = int((time.monotonic() - self.started) * 1000)
+        return session_state(SERVER_ID, server, c.snapshot(), self.console, clock, self.host)
+
     def send(self, out: Output, *, host_started: bool = False) -> None:
         self.events += out.events
-        if host_started:
-            self.recorder.started(out.events)
+        carried = list(out.events) if host_started else []  # what the host's call did
         for message in out.messages:
             if "method" in message and "id" in message:
                 self._asked[message["id"]] = message["method"]
             sent = self.peer.send(message)
             self.session.wire.append(("client", message))
-            self.recorder.client_message(message, sent.frame, sent.channel, sent.reply)
+            frame = Frame(self.peer.transport, sent.channel, sent.frame, sent.reply)
+            self.recorder.client_message(
+                SERVER_ID, message, frame, self.client, carried, self.state()
+            )
+            carried = []
 
     def pump(self, done: Callable[[], bool]) -> None:
         deadline = time.monotonic() + self.timeout
@@ -114,16 +145,36 @@ class _Driver:
             if got is None:
                 raise _Timeout(f"no answer within {self.timeout:g} s")
             self._observe(got.message)
-            in_gather = self.client.gathering.generation if self.client.gathering else None
+            c = self.client
+            # What the recorder needs from before the client reads the message.
+            in_gather = c.gathering.generation if c.gathering else None
+            rid = got.message.get("id")
+            answers = None if "method" in got.message or rid is None else c.method_of(rid)
+            era, version = c.era.value, c.version
             try:
-                out = self.client.receive(got.message)
+                out = c.receive(got.message)
             except jsonrpc.ProtocolError as exc:
                 self.session.failure = f"the server sent an invalid message: {exc}"
                 out = Output()
             if not got.synthesized:
                 self.session.wire.append(("server", got.message))
             self.events += out.events
-            self.recorder.server_message(got.message, got.frame, got.channel, out.events, in_gather)
+            for event in out.events:
+                line = narration.console_line(SERVER_ID, event)
+                if line:
+                    self.console.append(line)
+            self.recorder.server_message(
+                SERVER_ID,
+                got.message,
+                Frame(self.peer.transport, got.channel, got.frame),
+                c,
+                out.events,
+                self.state(),
+                answers=answers,
+                in_gather=in_gather,
+                era=era,
+                version=version,
+            )
             legacy_ready = (
                 self.client.era is versions.Era.LEGACY and self.client.phase is ClientPhase.READY
             )
@@ -168,7 +219,14 @@ class _Driver:
             self.session.failure = str(exc)
         self.session.gather_events = [e.kind for e in self.events]
         self.session.noise = list(self.peer.noise)
-        return Run(self.session, grade(self.session), self.recorder.finish())
+        return Run(self.session, grade(self.session), self.finish())
+
+    def finish(self) -> list[Step]:
+        """The terminal step (the tools a model would be given), then every step."""
+        tools = len(self.host.next_tools({SERVER_ID: self.client.cache.tools}))
+        text = narration.render("terminal.end", {"tools": tools}, [])
+        self.recorder.record("terminal", "host", "host", text, self.state())
+        return self.recorder.trace
 
 
 def probe(

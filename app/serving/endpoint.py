@@ -19,7 +19,9 @@ owns sockets and parsing (h11); this module owns the MCP transport rules:
   `endpoint` event, each POST there is answered 202 and its reply travels on the stream.
 - An `Origin` header that is not this server's own loopback origin gets 403 (DNS rebinding).
 - `/lab/change` applies the next catalog change on demand, `/lab/status` tells what is served,
-  `/lab/sessions` and `/lab/steps?session=ID` give each client's session as trace steps (live).
+  `/lab/sessions` (with a `revision` that grows with every step) and
+  `/lab/steps?session=ID[&since=N]` give each client's session as trace steps (live), for the
+  live view of `mcp-lab serve` (app.web.watch).
 
 Every MCP message that crosses is also reported to `observers` as an `Exchange` with the text of
 the HTTP frame that carried it, so a live view or a recorder can show the real bytes.
@@ -243,10 +245,13 @@ class McpEndpoint:
         if route == ("GET", "/lab/status"):
             return _json_response(200, self.status()), []
         if route == ("GET", "/lab/sessions"):
-            return _json_response(200, {"sessions": self.live.summary()}), []
+            listed = {"revision": self.live.revision, "sessions": self.live.summary()}
+            return _json_response(200, listed), []
         if route == ("GET", "/lab/steps"):
-            key = (parse_qs(parts.query).get("session") or [""])[0]
-            steps = self.live.steps(key)
+            query = parse_qs(parts.query)
+            key = (query.get("session") or [""])[0]
+            since = (query.get("since") or ["0"])[0]
+            steps = self.live.steps(key, int(since) if since.isdigit() else 0)
             if steps is None:
                 return _error(404, jsonrpc.INVALID_REQUEST, "No such session"), []
             return _json_response(200, steps), []

@@ -1,27 +1,33 @@
 """Each real client's session with a served server, recorded as trace steps while it happens.
 
-`LiveLog.observe` is an endpoint observer: every `Exchange` (a message with the HTTP or stdio
-text that carried it) becomes one step of that client's session, in the shape `mcp-lab trace`
-prints, so the lab's viewer shows a real session in its four views. Steps carry the complete
-state after the message: the served catalog (server side), and the client as far as the server
-can see it (a mirror built from the traffic: the version and clientInfo it gave, the pages of
-its current tools/list walk, and the tools of its last complete walk as its cache, which the
-host table and the model's next tools are computed from by the lab's own Host). A catalog
-change is a step in every open session. Sessions are keyed by conversation; a modern client's
-stateless requests and its listen stream are one session, keyed by its clientInfo. Each
-session keeps at most MAX_STEPS steps and at most MAX_SESSIONS sessions are kept.
+`LiveLog.observe` is an endpoint observer: every `Exchange` (a message with the HTTP text that
+carried it) becomes one step of that client's session, written by the engine's own `Recorder`
+(app.engine.recorder), so a live session is the very kind of step a scenario's trace is and the
+viewer's four views show it. The lab has no `MCPClient` of its own in a real client's session,
+so the narration is the server's side of the story (what the client asked, what was served),
+and the client's state is a mirror built from the traffic: the version it negotiated, the pages
+of its current tools/list walk, and the tools of its last complete walk as its cache, from which
+the lab's Host computes the host table and the tools a model would be given. The console says
+what the server did: sessions opened, pages served, changes applied, notifications sent.
+
+A catalog change is an internal step in every open session. Sessions are keyed by conversation;
+a modern client's stateless requests and its listen stream are one session, keyed by its
+clientInfo. A session keeps at most MAX_STEPS steps (the recorder's cap) and at most
+MAX_SESSIONS sessions are kept, oldest dropped. `revision` grows with every step recorded, so a
+page can ask cheaply whether anything happened.
 """
 
 from __future__ import annotations
 
-import copy
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from app.engine.recorder import changes_between as _changes  # between two states
+from app.engine.recorder import Recorder, StepCap, session_state
+from app.engine.step import ClientState, ServerState, State, Step, Text
 from app.mcp import versions
+from app.mcp.framing import Frame
 from app.mcp.host import Host, HostConfig
 from app.mcp.jsonrpc import Message
 
@@ -34,7 +40,6 @@ __all__ = ["LiveLog"]
 
 MAX_STEPS = 2000
 MAX_SESSIONS = 50
-Step = dict[str, Any]
 
 _SAY: dict[str, dict[str, str]] = {
     "request": {
@@ -42,25 +47,43 @@ _SAY: dict[str, dict[str, str]] = {
         "zh": "{client} 发送 {method}。",
         "ru": "{client} отправляет {method}.",
     },
+    "initialize": {
+        "en": "{client} opens a session with initialize, asking for version {version}.",
+        "zh": "{client} 用 initialize 打开会话，请求版本 {version}。",
+        "ru": "{client} открывает сеанс запросом initialize и просит версию {version}.",
+    },
+    "list-first": {
+        "en": "{client} asks for the first page of tools/list.",
+        "zh": "{client} 请求 tools/list 的第一页。",
+        "ru": "{client} запрашивает первую страницу tools/list.",
+    },
+    "list-next": {
+        "en": "{client} asks for the next page of tools/list with the cursor it was given.",
+        "zh": "{client} 用拿到的游标请求 tools/list 的下一页。",
+        "ru": "{client} запрашивает следующую страницу tools/list с полученным курсором.",
+    },
     "notification": {
         "en": "{client} sends the notification {method}.",
         "zh": "{client} 发送通知 {method}。",
         "ru": "{client} отправляет уведомление {method}.",
     },
-    "page": {
-        "en": "The server answers tools/list with {count} tool(s); {more}.",
-        "zh": "服务器用 {count} 个工具回复 tools/list；{more}。",
-        "ru": "Сервер отвечает на tools/list: инструментов — {count}; {more}.",
+    "initialized": {
+        "en": "The server answers initialize: version {version} for {client}.",
+        "zh": "服务器回复 initialize：与 {client} 使用版本 {version}。",
+        "ru": "Сервер отвечает на initialize: с {client} работает версия {version}.",
     },
-    "more": {
-        "en": "a nextCursor says there is more",
-        "zh": "nextCursor 表示还有下一页",
-        "ru": "nextCursor говорит, что есть ещё",
+    "page-more": {
+        "en": "The server serves page {page} of tools/list ({names}); a nextCursor says more "
+        "follow.",
+        "zh": "服务器送出 tools/list 的第 {page} 页（{names}）；nextCursor 表示后面还有。",
+        "ru": "Сервер отдаёт страницу {page} списка tools/list ({names}); nextCursor говорит, "
+        "что будут ещё.",
     },
-    "last": {
-        "en": "no nextCursor: that was the last page",
-        "zh": "没有 nextCursor：这是最后一页",
-        "ru": "nextCursor нет: это последняя страница",
+    "page-last": {
+        "en": "The server serves page {page} of tools/list ({names}), the last: no nextCursor.",
+        "zh": "服务器送出 tools/list 的第 {page} 页（{names}），也是最后一页：没有 nextCursor。",
+        "ru": "Сервер отдаёт страницу {page} списка tools/list ({names}), последнюю: "
+        "nextCursor нет.",
     },
     "response": {
         "en": "The server answers {method}.",
@@ -71,6 +94,12 @@ _SAY: dict[str, dict[str, str]] = {
         "en": "The server answers {method} with error {code}: {text}",
         "zh": "服务器以错误 {code} 回复 {method}：{text}",
         "ru": "Сервер отвечает на {method} ошибкой {code}: {text}",
+    },
+    "list-changed": {
+        "en": "The server tells {client} its tool list changed: the client should list again.",
+        "zh": "服务器告诉 {client} 工具列表变了：客户端应当重新获取列表。",
+        "ru": "Сервер сообщает {client}, что список инструментов изменился: клиенту пора "
+        "запросить его заново.",
     },
     "server-notification": {
         "en": "The server sends {method} to {client}.",
@@ -88,27 +117,50 @@ _SAY: dict[str, dict[str, str]] = {
         "ru": "этому клиенту сообщат",
     },
     "not-told": {
-        "en": "nothing is sent to this client yet",
-        "zh": "暂时不会给这个客户端发送任何消息",
-        "ru": "этому клиенту пока ничего не отправляется",
+        "en": "nothing is sent to this client: the server does not announce changes",
+        "zh": "不会给这个客户端发送任何消息：服务器不通告变化",
+        "ru": "этому клиенту ничего не отправляется: сервер не объявляет об изменениях",
+    },
+    "none": {"en": "no tools", "zh": "没有工具", "ru": "инструментов нет"},
+    # The console: what the server did, one line each.
+    "console-session": {
+        "en": "session with {client} open: version {version}",
+        "zh": "与 {client} 的会话已打开：版本 {version}",
+        "ru": "сеанс с {client} открыт: версия {version}",
+    },
+    "console-walk": {
+        "en": "served every page: {client} now holds {count} tools (walk {generation})",
+        "zh": "所有页都已送出：{client} 现在持有 {count} 个工具（第 {generation} 次获取）",
+        "ru": "все страницы отданы: у {client} теперь инструментов — {count} (обход {generation})",
+    },
+    "console-change": {
+        "en": "catalog change {number} applied: {summary}",
+        "zh": "已应用目录变化 {number}：{summary}",
+        "ru": "применено изменение каталога {number}: {summary}",
+    },
+    "console-notified": {
+        "en": "sent {method} to {client}",
+        "zh": "已向 {client} 发送 {method}",
+        "ru": "{client} отправлено {method}",
     },
 }
 
 
-def _say(key: str, **params: Any) -> dict[str, str]:
+def _say(key: str, **params: Any) -> Text:
     texts = {}
     for lang, template in _SAY[key].items():
         values = {k: (v[lang] if isinstance(v, dict) else v) for k, v in params.items()}
         texts[lang] = template.format(**values)
-    return texts
+    return {"en": texts["en"], "zh": texts["zh"], "ru": texts["ru"]}
 
 
 @dataclass
 class _Mirror:
-    """What the server can see of one client."""
+    """What the server can see of one client, and the recorder of its session."""
 
     key: str
     transport: str
+    recorder: Recorder
     version: str | None = None
     client: dict[str, Any] = field(default_factory=dict)
     asked: dict[Any, str] = field(default_factory=dict)
@@ -120,25 +172,32 @@ class _Mirror:
     ttl_ms: int | None = None
     scope: str | None = None
     listening: bool = False
-    steps: list[Step] = field(default_factory=list)
-    console: list[dict[str, str]] = field(default_factory=list)
+    console: list[Text] = field(default_factory=list)
+    host: Host = field(default_factory=lambda: Host(["?"], HostConfig()))
+    full: bool = False  # the recorder reached its cap: later messages are not recorded
 
     @property
     def label(self) -> str:
         name = self.client.get("name") or "client"
         return f"{name} {self.client.get('version', '')}".strip()
 
-    def snapshot(self, served: ServedServer) -> dict[str, Any]:
-        era = versions.era_of(self.version) if self.version in versions.VERSIONS else None
+    @property
+    def steps(self) -> list[Step]:
+        return self.recorder.trace
+
+    def known_version(self) -> str:
+        return self.version if self.version in versions.VERSIONS else versions.LATEST
+
+    def snapshot(self, served: ServedServer) -> ClientState:
+        version = self.known_version()
         return {
             "phase": "ready" if self.version else "connecting",
-            "protocolVersion": self.version,
-            "era": era.value if era else None,
+            "protocolVersion": version,
+            "era": versions.era_of(version).value,
             "serverInfo": {"name": served.config.name, "version": served.config.version},
             "serverCapabilities": {
                 "tools": {"listChanged": True} if served.config.list_changed else {}
             },
-            "clientInfo": dict(self.client),
             "listening": self.listening,
             "cache": {
                 "generation": self.generation,
@@ -165,6 +224,11 @@ class _Mirror:
         }
 
 
+def _names(page: list[dict[str, Any]]) -> str | dict[str, str]:
+    names = [str(t.get("name")) for t in page]
+    return ", ".join(names) if names else _SAY["none"]
+
+
 class LiveLog:
     """The sessions of one served server, as steps."""
 
@@ -186,7 +250,8 @@ class LiveLog:
         key = self._key(exchange)
         mirror = self.sessions.get(key)
         if mirror is None:
-            mirror = _Mirror(key, exchange.transport)
+            recorder = Recorder(versions.LATEST, "http", max_steps=MAX_STEPS)
+            mirror = _Mirror(key, exchange.transport, recorder, host=Host([self.sid], HostConfig()))
             self.sessions[key] = mirror
             while len(self.sessions) > MAX_SESSIONS:
                 self.sessions.popitem(last=False)
@@ -199,51 +264,26 @@ class LiveLog:
     def _now(self) -> int:
         return int((time.monotonic() - self._started) * 1000)
 
-    def _state(self, mirror: _Mirror) -> dict[str, Any]:
-        host = Host([self.sid], HostConfig())
-        snapshots = {self.sid: mirror.tools}
-        return {
-            "clockMs": self._now(),
-            "servers": {
-                self.sid: {
-                    "name": self.served.config.name,
-                    "phase": "serving",
-                    "revision": self.served.revision,
-                    "listChanged": self.served.config.list_changed,
-                    "tools": list(self.served.tools),
-                    "subscriptions": [],
-                }
-            },
-            "clients": {self.sid: mirror.snapshot(self.served)},
-            "host": host.snapshot(snapshots),
-            "model": {
-                "tools": [],
-                "next": host.next_tools(snapshots),
-                "requests": 0,
-                "prompt": None,
-            },
-            "console": list(mirror.console),
+    def _state(self, mirror: _Mirror) -> State:
+        server: ServerState = {
+            "name": self.served.config.name,
+            "phase": "serving",
+            "revision": self.served.revision,
+            "listChanged": self.served.config.list_changed,
+            "tools": list(self.served.tools),
+            "subscriptions": [],
         }
+        client = mirror.snapshot(self.served)
+        return session_state(self.sid, server, client, mirror.console, self._now(), mirror.host)
 
-    def _append(self, mirror: _Mirror, step: Step) -> None:
-        if len(mirror.steps) >= MAX_STEPS:
+    def _record(self, mirror: _Mirror, write: Any) -> None:
+        if mirror.full:
             return
-        state = self._state(mirror)
-        previous = mirror.steps[-1]["state"] if mirror.steps else None
-        version = mirror.version if mirror.version in versions.VERSIONS else versions.LATEST
-        step.update(
-            {
-                "index": len(mirror.steps),
-                "protocolVersion": version,
-                "era": versions.era_of(version).value,
-                "transport": "http" if mirror.transport != "stdio" else "stdio",
-                "state": state,
-                "changes": _changes(previous, state) if previous else {},
-                "checkpoint": None,
-                "action": -1,
-            }
-        )
-        mirror.steps.append(step)
+        try:
+            write()
+        except StepCap:
+            mirror.full = True
+            return
         self.revision += 1
 
     def observe(self, exchange: Exchange) -> None:
@@ -255,43 +295,47 @@ class LiveLog:
             mirror.asked[message["id"]] = str(message["method"])
         elif not from_client and "method" not in message:
             answers = mirror.asked.pop(message.get("id"), None)
-        narration = self._learn(mirror, message, from_client, answers)
-        kind = (
-            ("request" if "id" in message else "notification")
-            if "method" in message
-            else ("error" if "error" in message else "response")
-        )
-        client_actor, server_actor = f"client:{self.sid}", f"server:{self.sid}"
-        self._append(
+        text = self._learn(mirror, message, from_client, answers)
+        version = mirror.known_version()
+        frame = Frame("http", exchange.channel, exchange.frame) if exchange.frame else None
+        self._record(
             mirror,
-            {
-                "kind": kind,
-                "from": client_actor if from_client else server_actor,
-                "to": server_actor if from_client else client_actor,
-                "method": message.get("method") or answers,
-                "id": message.get("id"),
-                "message": copy.deepcopy(message),
-                "frame": exchange.frame or None,
-                "channel": exchange.channel,
-                "reply": None,
-                "events": [],
-                "narration": narration,
-            },
+            lambda: mirror.recorder.peer_message(
+                self.sid,
+                message,
+                frame,
+                self._state(mirror),
+                from_client=from_client,
+                narration_text=text,
+                method=message.get("method") or answers,
+                era=versions.era_of(version).value,
+                version=version,
+            ),
         )
 
     def _learn(
         self, mirror: _Mirror, message: Message, from_client: bool, answers: str | None
-    ) -> dict[str, str]:
+    ) -> Text:
         """Update the mirror from one message; the step's narration."""
         who = mirror.label
         method = message.get("method")
+        params = message.get("params") if isinstance(message.get("params"), dict) else {}
         if from_client:
-            if method == "tools/list" and not (message.get("params") or {}).get("cursor"):
-                mirror.walk = []  # a walk from page 1 begins
+            if method == "initialize":
+                asked = (params or {}).get("protocolVersion", "?")
+                return _say("initialize", client=who, version=asked)
+            if method == "tools/list" and "id" in message:
+                if not (params or {}).get("cursor"):
+                    mirror.walk = []  # a walk from page 1 begins
+                    return _say("list-first", client=who)
+                return _say("list-next", client=who)
             return _say("request" if "id" in message else "notification", client=who, method=method)
         if method is not None:
             if method == "notifications/subscriptions/acknowledged":
                 mirror.listening = True
+            mirror.console.append(_say("console-notified", client=who, method=method))
+            if method == "notifications/tools/list_changed":
+                return _say("list-changed", client=who)
             return _say("server-notification", client=who, method=method)
         if "error" in message:
             error = message.get("error") or {}
@@ -299,44 +343,53 @@ class LiveLog:
                 "error", method=answers, code=error.get("code"), text=error.get("message", "")
             )
         result = message.get("result") or {}
+        if answers == "initialize":
+            version = result.get("protocolVersion", "?")
+            mirror.console.append(_say("console-session", client=who, version=version))
+            return _say("initialized", client=who, version=version)
         if answers == "tools/list":
-            page = [t for t in result.get("tools") or [] if isinstance(t, dict)]
-            if mirror.walk is None:
-                mirror.walk = []
-            mirror.walk.append(page)
-            mirror.next_cursor = result.get("nextCursor")
-            if mirror.next_cursor is None:
-                mirror.generation += 1
-                mirror.tools = [t for p in mirror.walk for t in p]
-                mirror.fetched_ms = self._now()
-                mirror.ttl_ms = result.get("ttlMs")
-                mirror.scope = result.get("cacheScope")
-                mirror.walk = None
-            more = _SAY["more"] if mirror.next_cursor is not None else _SAY["last"]
-            return _say("page", count=len(page), more=more)
+            return self._page(mirror, result, who)
         return _say("response", method=answers)
+
+    def _page(self, mirror: _Mirror, result: dict[str, Any], who: str) -> Text:
+        page = [t for t in result.get("tools") or [] if isinstance(t, dict)]
+        if mirror.walk is None:
+            mirror.walk = []
+        mirror.walk.append(page)
+        number = len(mirror.walk)
+        mirror.next_cursor = result.get("nextCursor")
+        if mirror.next_cursor is not None:
+            return _say("page-more", page=number, names=_names(page))
+        mirror.generation += 1
+        mirror.tools = [t for p in mirror.walk for t in p]
+        mirror.fetched_ms = self._now()
+        mirror.ttl_ms = result.get("ttlMs")
+        mirror.scope = result.get("cacheScope")
+        mirror.walk = None
+        mirror.console.append(
+            _say("console-walk", client=who, count=len(mirror.tools), generation=mirror.generation)
+        )
+        return _say("page-last", page=number, names=_names(page))
 
     def changed(self, change: Change) -> None:
         """A catalog change: one internal step in every session."""
         summary = change.describe().split(": ", 1)[-1]
+        told = _SAY["told"] if self.served.config.list_changed else _SAY["not-told"]
+        server_actor = f"server:{self.sid}"
         for mirror in self.sessions.values():
-            told = _SAY["told"] if self.served.config.list_changed else _SAY["not-told"]
-            server_actor = f"server:{self.sid}"
-            self._append(
+            mirror.console.append(_say("console-change", number=change.number, summary=summary))
+            text = _say("change", summary=summary, notified=told)
+            self._record(
                 mirror,
-                {
-                    "kind": "internal",
-                    "from": server_actor,
-                    "to": server_actor,
-                    "method": None,
-                    "id": None,
-                    "message": None,
-                    "frame": None,
-                    "channel": None,
-                    "reply": None,
-                    "events": [],
-                    "narration": _say("change", summary=summary, notified=told),
-                },
+                lambda m=mirror, t=text: m.recorder.record(
+                    "internal",
+                    server_actor,
+                    server_actor,
+                    t,
+                    self._state(m),
+                    era=versions.era_of(m.known_version()).value,
+                    version=m.known_version(),
+                ),
             )
 
     # ----------------------------------------------------------------- reading
@@ -354,6 +407,7 @@ class LiveLog:
             for m in self.sessions.values()
         ]
 
-    def steps(self, key: str) -> list[Step] | None:
+    def steps(self, key: str, since: int = 0) -> list[Step] | None:
+        """The session's steps from index `since` on (all of them by default), or None."""
         mirror = self.sessions.get(key)
-        return None if mirror is None else list(mirror.steps)
+        return None if mirror is None else list(mirror.steps[max(0, since) :])
