@@ -4,11 +4,14 @@ on demand, and opens a session in the four views.
 
 An SDK client (legacy session over Streamable HTTP) talks to the served server in this process;
 the web app is driven with Flask's test client, which fetches from the served server over the
-loopback socket as the real page does.
+loopback socket as the real page does; the page's socket conversation (app.web.watch.Watch) is
+driven with a fake socket. tests/test_browser_watch.py has the same in Chromium.
 """
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
 import threading
 from collections.abc import Iterator
@@ -19,12 +22,14 @@ import pytest
 from flask.testing import FlaskClient
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from simple_websocket import ConnectionClosed
 
 from app.serving.catalog import load_served
 from app.serving.endpoint import McpEndpoint
 from app.serving.http import HttpShell, loopback_origins
 from app.web.factory import create_app
 from app.web.recorded import parse_trace
+from app.web.watch import Feed, Watch
 from tests.test_engine_step import problems as schema_problems
 from tests.test_serving_sdk import gather_session, on_list_changed
 
@@ -67,15 +72,15 @@ async def test_watch_shows_a_real_client_live_and_a_change_reaches_it(web: Flask
                 await session.initialize()
                 assert (await gather_session(session))[0] == ["read_order", "list_orders"]
 
-                page = web.get(f"/watch?server={base}")
-                assert page.status_code == 200
-                assert 'hx-trigger="load, every 2s"' in page.get_data(as_text=True)
                 live = await anyio.to_thread.run_sync(
-                    lambda: web.get(f"/watch/sessions?server={base}").get_data(as_text=True)
+                    lambda: web.get(f"/watch?server={base}").get_data(as_text=True)
                 )
+                assert "/ws/watch" in live and "ws-connect" in live  # it goes on updating itself
                 assert "mcp 0.1.0" in live  # the SDK's clientInfo, name and version
                 assert "2025-11-25" in live and "tools/list" in live
                 assert "POST /mcp HTTP/1.1" in live  # the bytes on the wire
+                for panel in ("overview", "transport", "transform", "output"):
+                    assert f'id="panel-{panel}"' in live  # the viewer's own four views
 
                 applied = await anyio.to_thread.run_sync(
                     lambda: web.post(f"/watch/change?server={base}")
@@ -85,14 +90,16 @@ async def test_watch_shows_a_real_client_live_and_a_change_reaches_it(web: Flask
                 names, _ = await gather_session(session)
                 assert names == ["read_order", "list_orders", "search_invoices"]
                 live = await anyio.to_thread.run_sync(
-                    lambda: web.get(f"/watch/sessions?server={base}").get_data(as_text=True)
+                    lambda: web.get(f"/watch?server={base}").get_data(as_text=True)
                 )
                 assert "notifications/tools/list_changed" in live
-                assert "+search_invoices" in live
+                assert "search_invoices" in live
+                assert "1 changes applied" in live
 
         (summary,) = endpoint.live.summary()
         steps = endpoint.live.steps(summary["id"])
         assert steps is not None
+        assert endpoint.live.steps(summary["id"], since=len(steps) - 2) == steps[-2:]
         methods = [s["method"] for s in steps if s["message"] is not None]
         assert (
             methods.count("tools/list") == 6
@@ -112,18 +119,73 @@ async def test_watch_shows_a_real_client_live_and_a_change_reaches_it(web: Flask
         assert f"step={len(steps)}" in opened.headers["Location"]
         viewer = web.get(opened.headers["Location"])
         assert viewer.status_code == 200
-        assert "mcp 0.1.0" in viewer.get_data(as_text=True) or "orders-server" in viewer.get_data(
-            as_text=True
-        )
+        assert "orders-server" in viewer.get_data(as_text=True)
 
 
 def test_watch_refuses_addresses_off_this_machine(web: FlaskClient) -> None:
-    assert web.get("/watch/sessions?server=http://example.com:80").status_code == 400
-    assert web.get("/watch/sessions?server=file:///etc/passwd").status_code == 400
+    assert web.post("/watch/change?server=http://example.com:80").status_code == 400
+    assert web.get("/watch/open?server=file:///etc/passwd&session=x").status_code == 400
     page = web.get("/watch?server=http://10.0.0.1:3001").get_data(as_text=True)
     assert "Only http:// addresses on this machine" in page
-    gone = web.get("/watch/sessions?server=http://127.0.0.1:9").get_data(as_text=True)
+    assert "ws-connect" not in page
+    gone = web.get("/watch?server=http://127.0.0.1:9").get_data(as_text=True)
     assert "cannot be reached" in gone
+
+
+def test_the_live_socket_keeps_serving_after_bad_commands(web: FlaskClient) -> None:
+    """The socket's conversation with a fake socket: the session is drawn on open, bad frames
+    are answered with a readable alert, and a change is applied and reported."""
+    with served("pagination", "files") as (base, endpoint):
+        initialize(base)
+        app = web.application
+        with app.test_request_context(f"/ws/watch?server={base}"):
+            sent: list[str] = []
+            frames = iter(["{not json", json.dumps({"command": "fly"}), "[1]", None])
+            watch = Watch(Feed(base), {"server": base}, "en", 4096)
+            fake = FakeSocket(sent, frames)
+            with contextlib.suppress(ConnectionClosed):
+                watch.converse(fake)
+            html = "".join(sent)
+            assert 'id="watch-lab"' in html and "live-client 1.0" in html
+            assert "That command is not valid JSON." in html
+            assert "Unknown command: fly" in html
+            assert "A command must be a JSON object." in html
+            out = "".join(watch.command(json.dumps({"command": "change"})))
+            assert "Change applied: change 1" in out
+            assert len(endpoint.served.applied) == 1
+
+
+class FakeSocket:
+    def __init__(self, sent: list[str], frames: Iterator[str | None]) -> None:
+        self.sent = sent
+        self.frames = frames
+
+    def send(self, data: str) -> None:
+        self.sent.append(data)
+
+    def receive(self, timeout: float | None = None) -> str | None:
+        try:
+            return next(self.frames)
+        except StopIteration:
+            raise ConnectionClosed(1000, "done") from None
+
+
+def initialize(base: str) -> None:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "live-client", "version": "1.0"},
+        },
+    }
+    conn = http.client.HTTPConnection(base.removeprefix("http://"), timeout=10)
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    conn.request("POST", "/mcp", json.dumps(body), headers)
+    assert conn.getresponse().read()
+    conn.close()
 
 
 def test_a_foreign_page_cannot_apply_changes(web: FlaskClient) -> None:

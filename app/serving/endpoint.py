@@ -245,7 +245,13 @@ class McpEndpoint:
         if route == ("GET", "/lab/status"):
             return _json_response(200, self.status()), []
         if route == ("GET", "/lab/sessions"):
-            listed = {"revision": self.live.revision, "sessions": self.live.summary()}
+            listed = {
+                "revision": self.live.revision,
+                "server": {"name": self.served.config.name, "version": self.served.config.version},
+                "tools": len(self.served.tools),
+                "changesApplied": len(self.served.applied),
+                "sessions": self.live.summary(),
+            }
             return _json_response(200, listed), []
         if route == ("GET", "/lab/steps"):
             query = parse_qs(parts.query)

@@ -391,6 +391,7 @@ class LiveLog:
                     version=m.known_version(),
                 ),
             )
+        self.revision += 1  # the count of changes applied moved, sessions or not
 
     # ----------------------------------------------------------------- reading
     def summary(self) -> list[dict[str, Any]]:

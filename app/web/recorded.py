@@ -104,6 +104,12 @@ def _check_step(step: Any, position: int) -> None:
         raise TraceFileError(line, "'narration' needs en, zh and ru texts")
 
 
+def check_step(step: Any, position: int) -> None:
+    """Raise TraceFileError unless `step` has every step key, typed, at index `position` (a
+    step that comes from elsewhere, e.g. the live view's served server, one at a time)."""
+    _check_step(step, position)
+
+
 def parse_trace(data: bytes) -> list[Step]:
     """The steps of a JSONL trace; raises TraceFileError naming the first bad line."""
     if len(data) > MAX_BYTES:

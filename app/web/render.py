@@ -274,9 +274,15 @@ def feedback_html(lab: Lab, v: Viewer) -> str:
 
 
 def page_html(
-    lab: Lab, v: Viewer, pacer: Pacer, template: str = "viewer.html", alert: str = ""
+    lab: Lab,
+    v: Viewer,
+    pacer: Pacer,
+    template: str = "viewer.html",
+    alert: str = "",
+    **extra: Any,
 ) -> str:
-    """The whole viewer page for a first visit or a deep link (or `template`, e.g. the embed)."""
+    """The whole viewer page for a first visit or a deep link (or `template`, e.g. the embed,
+    or the live view's page with its own `extra` context)."""
     trace = lab.trace(v.sid, v.version, v.transport)
     v.step = min(v.step, len(trace) - 1)
     v.furthest = max(v.furthest, v.step)
@@ -293,4 +299,5 @@ def page_html(
         tried=tried(lab, v),
         reach=revealed(lab, v),
         **_step_context(lab, v),
+        **extra,
     )

@@ -134,6 +134,9 @@
       lang: d.lang,
     });
     if (body.classList.contains("present")) query.set("present", "1");
+    /* The live view's own keys (which served server, which session) stay in its address. */
+    var own = new URLSearchParams(location.search);
+    ["server", "session"].forEach(function (key) { if (own.has(key)) query.set(key, own.get(key)); });
     history.replaceState(null, "", location.pathname + "?" + query.toString());
     document.documentElement.lang = d.lang;
     document.title = d.title;
@@ -256,7 +259,7 @@
     if (key === "ArrowRight") click($("btn-next"));
     else if (key === "ArrowLeft") click($("btn-prev"));
     else if (key === "Home") click(document.querySelector("#timeline .mark"));
-    else if (key === "End") $("btn-end").click();  /* stops at an open question */
+    else if (key === "End") click($("btn-end"));  /* stops at an open question */
     else if (key === " " && !control) { if (!questionOpen()) click($("btn-play")); }
     else if (key >= "1" && key <= "4") click($("tab-" + VIEWS[Number(key) - 1]));
     else if (key === "p" || key === "P") togglePresent();
