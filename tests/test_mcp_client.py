@@ -132,6 +132,8 @@ def test_a_page_of_an_abandoned_gather_arriving_during_the_newer_one_is_dropped(
     assert direction == "s2c" and "nextCursor" in old_page["result"]
     pair.queue.clear()
     pair.send(pair.client.refresh(reason="two", restart=True))  # generation 3 abandons it
+    pair.step()  # the client cancels generation 2's request (its answer is already out)
+    assert pair.wire[-1][1]["method"] == "notifications/cancelled"
     pair.step()  # generation 3's page 1 request reaches the server
     pair.step()  # ... its page 1 arrives, and page 2 is asked for
     assert pair.client.gathering is not None and pair.client.gathering.generation == 3

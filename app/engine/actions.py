@@ -92,6 +92,7 @@ def refresh(run: Runner, target: str, action: dict[str, Any]) -> None:
                 phrase="client.refresh-" + quiet[0].kind,
                 params={"server": sid, **quiet[0].detail},
             )
+        run.cancellations(sid, out)
 
 
 def model_request(run: Runner, prompt: str, action: dict[str, Any]) -> None:

@@ -46,11 +46,15 @@ def count(trace: Sequence[Step], key: str) -> int:
 
 
 def expectation_for(scenario: Scenario, era: str, transport: str = "stdio") -> dict[str, Any]:
-    """The common expectations with the era's and then the transport's keys laid over them."""
+    """The common expectations with the era's, the transport's and then the era's transport
+keys laid over them."""
     expect = dict(scenario.data.get("expect", {}))
     by_era = {"legacy": expect.pop("legacy", {}), "modern": expect.pop("modern", {})}
     by_transport = {"stdio": expect.pop("stdio", {}), "http": expect.pop("http", {})}
-    return {**expect, **by_era[era], **by_transport[transport]}
+    # An era's own transport keys (modern: {http: ...}) come last: the most specific wins.
+    of_era = dict(by_era[era])
+    era_transport = {"stdio": of_era.pop("stdio", {}), "http": of_era.pop("http", {})}
+    return {**expect, **of_era, **by_transport[transport], **era_transport[transport]}
 
 
 def check_trace(scenario: Scenario, trace: Sequence[Step]) -> list[tuple[list[Any], str]]:

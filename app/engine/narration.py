@@ -51,6 +51,8 @@ _GATHER_REASONS = {
 def _follow_up(event: Event) -> str | None:
     if isinstance(event, ev.GatherStarted):
         return _GATHER_REASONS.get(event.reason)
+    if isinstance(event, ev.StaleResponse) and event.cancelled:
+        return "ev.cancelled-answer"
     if isinstance(event, ev.CacheExpired) and len(event.expired) < event.pages:
         return "ev.cache-expired-pages"  # some pages are still fresh: only the others go out
     return _FOLLOW_UPS.get(type(event))
@@ -217,6 +219,10 @@ def for_client_message(message: Message, client: MCPClient, sid: str) -> tuple[s
         return "msg.discover", base
     if method == "subscriptions/listen":
         return "msg.listen", base
+    if method == "notifications/cancelled":
+        cancelled = client.requests.get(params.get("requestId"))
+        generation = cancelled.generation if cancelled else None
+        return "msg.cancelled", {**base, "id": params.get("requestId"), "generation": generation}
     # The runner narrates a request before its answer arrives: the client still tracks it.
     if "id" in message and client.requests.is_manual(message["id"]):
         return "msg.manual", base
@@ -382,6 +388,7 @@ _CONSOLE_PARAMS: dict[type[Event], Callable[[Any], dict[str, Any]]] = {
     ev.ToolDropped: lambda e: {"name": e.name, "reason": e.reason},
     ev.CallAbandoned: lambda e: {"name": e.name},
     ev.ListenAcknowledged: lambda e: {"notifications": _json(sorted(e.notifications))},
+    ev.RequestCancelled: lambda e: {"id": e.id, "method": e.method},
     ev.VersionRefused: lambda e: {"offered": e.offered},
 }
 

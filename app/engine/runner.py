@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from app.mcp import framing, versions
-from app.mcp.events import Event, Output
+from app.mcp.events import Event, Output, RequestCancelled
 
 from . import narration
 from .actions import VERBS
@@ -137,6 +137,28 @@ class Runner:
             version=done.version,
         )
         self._scenario_touches(step)
+
+    def cancellations(self, sid: str, out: Output) -> None:
+        """The requests `out` gave up on leave at once: a notifications/cancelled is delivered
+        now (it races the answer already on its way), and a 2026-07-28 HTTP request whose
+        stream the client closed takes its answer with it."""
+        for event in out.events:
+            if not isinstance(event, RequestCancelled):
+                continue
+            if event.stream_closed:
+                self.world.drop_request(sid, event.id)
+                self.emit(
+                    "transport",
+                    actor(sid, True),
+                    actor(sid, False),
+                    events=[event],
+                    phrase="transport.cancel-close",
+                    params={"server": sid, **event.detail},
+                )
+                continue
+            index = self.world.queued_cancellation(sid, event.id)
+            if index is not None:
+                self.deliver(index)
 
     def _open_legacy_stream(self, sid: str) -> None:
         """Streamable HTTP (legacy): after initialized, the client opens its GET stream if the

@@ -113,6 +113,30 @@ class World:
                 Envelope(False, sid, message, meta.get(versions.META_SUBSCRIPTION_ID))
             )
 
+    def drop_request(self, sid: str, request_id: Any) -> None:
+        """A request whose HTTP exchange the client closed: neither it nor its answer travels."""
+
+        def closed(env: Envelope) -> bool:
+            request_or_answer = env.from_client == ("method" in env.message)
+            return (
+                env.server_id == sid and env.message.get("id") == request_id and request_or_answer
+            )
+
+        self.queue = deque(env for env in self.queue if not closed(env))
+
+    def queued_cancellation(self, sid: str, request_id: Any) -> int | None:
+        """Where the client's notifications/cancelled for `request_id` waits in the queue."""
+        for index, env in enumerate(self.queue):
+            params = env.message.get("params") or {}
+            if (
+                env.from_client
+                and env.server_id == sid
+                and env.message.get("method") == "notifications/cancelled"
+                and params.get("requestId") == request_id
+            ):
+                return index
+        return None
+
     def frame(self, env: Envelope, answers: str | None) -> framing.Frame:
         if self.transport == "stdio":
             return framing.stdio_frame(env.message, from_client=env.from_client)

@@ -148,6 +148,29 @@ class MCPClient:
     def call_tool(self, name: str, arguments: dict[str, Any]) -> Output:
         return calls.call_tool(self, name, arguments)
 
+    def cancel(self, request_id: RequestId, reason: str) -> Output:
+        """Give up on a request still in flight, as the transport of this version does it.
+
+        2026-07-28 over Streamable HTTP: closing the request's response stream is the
+        cancellation (no notification is sent, and no answer can arrive any more). Everywhere
+        else: notifications/cancelled with the request's id and a reason; the server may have
+        answered already, so the record stays and a late answer is recognised and ignored.
+        """
+        pending = self.requests.get(request_id)
+        if pending is None or pending.cancelled:
+            return Output()
+        generation = pending.generation if pending.method == "tools/list" else None
+        if self.era is Era.MODERN and self.config.http:
+            self.requests.close(request_id)
+            closed = ev.RequestCancelled(request_id, pending.method, reason, generation, True)
+            return Output(events=[closed])
+        pending.cancelled = True
+        params = {"requestId": request_id, "reason": reason}
+        message = jsonrpc.notification("notifications/cancelled", params)
+        return Output(
+            [message], [ev.RequestCancelled(request_id, pending.method, reason, generation)]
+        )
+
     def raw_request(self, method: str, params: dict[str, Any] | None) -> Output:
         """A request scripted by hand (a bad cursor, say); its answer changes nothing."""
         self.advance(lifecycle.SEND_BY_HAND)
@@ -177,6 +200,8 @@ class MCPClient:
             return handler(self, pending, err)
         if pending.manual:
             return Output(events=[ev.ManualResult(pending.method)])
+        if pending.cancelled and pending.method != "tools/list":
+            return Output(events=[ev.UnexpectedResponse(request_id)])  # unwanted: ignored
         return RESULT_HANDLERS[pending.method](self, pending, message["result"])
 
     # ----------------------------------------------------------------- state

@@ -216,6 +216,7 @@ class StaleResponse(Event):
     kind: ClassVar[str] = "stale-response"
     generation: int
     current: int
+    cancelled: bool = optional(False)  # the client had cancelled the request this answers
 
 
 @dataclass(frozen=True)
@@ -267,6 +268,19 @@ class ToolDropped(Event):
     kind: ClassVar[str] = "tool-dropped"
     name: Any
     reason: str
+
+
+@dataclass(frozen=True)
+class RequestCancelled(Event):
+    """The client gave up on a request: notifications/cancelled with its id and a reason, or,
+    on 2026-07-28 Streamable HTTP, closing that request's response stream (`stream_closed`)."""
+
+    kind: ClassVar[str] = "request-cancelled"
+    id: Any
+    method: str
+    reason: str
+    generation: int | None = optional()
+    stream_closed: bool = optional(False)
 
 
 # ------------------------------------------------------------------ list_changed

@@ -9,7 +9,7 @@ takes every page that is still fresh from the cache and fetches only the expired
 its own cursor; a legacy client, whose pages share one policy, re-lists from page 1. A page
 answering a gather that is no longer the current one is dropped as stale: an older answer never
 overwrites a newer snapshot. A refresh asked for mid-gather is queued, or abandons the gather
-when told to restart; a list_changed invalidates every page
+(cancelling its request in flight) when told to restart; a list_changed invalidates every page
 and, mid-gather, discards what was gathered, since pages fetched across a change may mix two
 catalogs.
 """
@@ -125,17 +125,22 @@ def refresh(
         return Output(events=[ev.RefreshQueued(current.generation, reason)])
     out = Output()
     if current is not None:
-        out.extend(abandon(client, "the host restarted the refresh"))
+        out.extend(abandon(client, "Abandoned: the tool list refresh was restarted"))
     return out.extend(start_gather(client, reason, reuse=reuse))
 
 
 def abandon(client: MCPClient, reason: str) -> Output:
-    """Give up the gather under way."""
+    """Give up the gather under way and cancel its request in flight: its answer is unwanted."""
     g = client.gathering
     if g is None:
         return Output()
     client.gathering = None
-    return Output(events=[ev.GatherAbandoned(g.generation)])
+    out = Output(events=[ev.GatherAbandoned(g.generation)])
+    for request_id in client.requests.in_flight:
+        pending = client.requests.get(request_id)
+        if pending and pending.method == "tools/list" and pending.generation == g.generation:
+            out.extend(client.cancel(request_id, reason))
+    return out
 
 
 def start_gather(client: MCPClient, reason: str, *, reuse: bool = False) -> Output:
@@ -167,9 +172,9 @@ def _list_request(client: MCPClient, cursor: str | None, gen: int) -> Message:
 
 def on_page(client: MCPClient, pending: Pending, result: dict[str, Any]) -> Output:
     g = client.gathering
-    if g is None or g.generation != pending.generation:
+    if g is None or g.generation != pending.generation or pending.cancelled:
         current = g.generation if g else client.cache.generation
-        return Output(events=[ev.StaleResponse(pending.generation, current)])
+        return Output(events=[ev.StaleResponse(pending.generation, current, pending.cancelled)])
     tools = result.get("tools") or []
     next_cursor = result.get("nextCursor")
     if client.era is Era.MODERN:

@@ -22,6 +22,7 @@ class Pending:
     cursor: str | None = None  # tools/list: the cursor it sent
     call: dict[str, Any] | None = None  # tools/call: name and arguments, for a retry
     manual: bool = False  # a hand-made request: its answer changes nothing
+    cancelled: bool = False  # the client sent notifications/cancelled: an answer is ignored
 
 
 class Requests:
@@ -56,4 +57,6 @@ class Requests:
 
     @property
     def in_flight(self) -> list[RequestId]:
-        return list(self._open)
+        """Requests still awaited: a cancelled one stays known (its late answer is recognised)
+        but is no longer waited for."""
+        return [i for i, pending in self._open.items() if not pending.cancelled]
