@@ -47,7 +47,7 @@ def count(trace: Sequence[Step], key: str) -> int:
 
 def expectation_for(scenario: Scenario, era: str, transport: str = "stdio") -> dict[str, Any]:
     """The common expectations with the era's, the transport's and then the era's transport
-keys laid over them."""
+    keys laid over them."""
     expect = dict(scenario.data.get("expect", {}))
     by_era = {"legacy": expect.pop("legacy", {}), "modern": expect.pop("modern", {})}
     by_transport = {"stdio": expect.pop("stdio", {}), "http": expect.pop("http", {})}

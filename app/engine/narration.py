@@ -285,11 +285,18 @@ def for_server_message(
     error = message.get("error")
     if error is not None:
         code = error.get("code")
+        if answers == "server/discover" and ev.FallbackLegacy in seen:
+            return "err.discover-legacy", {**base, "code": code}
+        if answers == "server/discover" and ev.ModernRefused in seen:
+            return "err.discover-modern", {**base, "code": code}
         if answers == "server/discover" and code == jsonrpc.UNSUPPORTED_PROTOCOL_VERSION:
             data = error.get("data") or {}
-            return "err.version", {**base, "requested": data.get("requested")}
-        if answers == "server/discover":
-            return "err.discover-legacy", {**base, "code": code}
+            key = "err.version-none" if ev.VersionRefused in seen else "err.version"
+            return key, {
+                **base,
+                "requested": data.get("requested"),
+                "offered": data.get("supported"),
+            }
         if answers == "tools/list" and code == jsonrpc.INVALID_PARAMS:
             return "err.cursor", base
         if answers == "tools/call" and ev.CallRejected in seen and code == jsonrpc.INVALID_PARAMS:
@@ -369,6 +376,7 @@ _CONSOLE_PARAMS: dict[type[Event], Callable[[Any], dict[str, Any]]] = {
     ev.Discovered: lambda e: {"versions": _json(e.versions)},
     ev.CounterOffer: lambda e: {"offered": e.offered, "requested": e.requested},
     ev.FallbackLegacy: lambda e: {"code": e.code},
+    ev.ModernRefused: lambda e: {"code": e.code},
     ev.Published: lambda e: {
         "generation": e.generation,
         "count": e.count,

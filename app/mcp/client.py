@@ -88,6 +88,7 @@ class MCPClient:
         self.listen_id: RequestId | None = None
         self.listening = False
         self.retried: set[str] = set()
+        self.probed: list[str] = []  # versions server/discover was sent in (each at most once)
         self.awaiting_rediscovery: list[dict[str, Any]] = []
 
     # ----------------------------------------------------------------- shared by the modules

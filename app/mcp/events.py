@@ -113,6 +113,14 @@ class FallbackLegacy(Event):
 
 
 @dataclass(frozen=True)
+class ModernRefused(Event):
+    """A modern server refused the probe with an error no retry can fix (-32021, -32020)."""
+
+    kind: ClassVar[str] = "modern-refused"
+    code: Any
+
+
+@dataclass(frozen=True)
 class InitializeFailed(Event):
     kind: ClassVar[str] = "initialize-failed"
     code: Any

@@ -174,6 +174,15 @@ class MCPServer:
     def _legacy_request(self, message: Message) -> list[Message]:
         method, request_id = message["method"], message["id"]
         params = message.get("params") or {}
+        if method == "initialize" and not self.speaks_legacy:
+            # A modern-only server names its versions in the error: a legacy client has no way
+            # forward, and this may be the only thing it can show its user (versioning.mdx).
+            data = {
+                "supported": self._modern_versions(),
+                "requested": params.get("protocolVersion"),
+            }
+            text = "Unsupported protocol version: this server has no initialize handshake"
+            return [jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, text, data)]
         if method not in lifecycle.LEGACY_METHODS or not self.speaks_legacy:
             return [jsonrpc.error(request_id, jsonrpc.METHOD_NOT_FOUND, "Method not found")]
         if not self._allows(method):
