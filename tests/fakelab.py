@@ -135,6 +135,9 @@ def _state(clock: int, pages: list[list[str]], cache: list[str], cursor: str | N
                     "modelName": f"files__{n}",
                     "schemaHash": f"h{i}abc",
                     "allowed": n != "write",
+                    "displayName": n.title(),
+                    "icons": [],
+                    "approval": "auto",
                 }
                 for i, n in enumerate(cache)
             ],

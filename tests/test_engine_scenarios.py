@@ -260,3 +260,18 @@ def test_the_runner_mirrors_x_mcp_header_on_http_and_drops_invalid_tools(transpo
     mirrored = "Mcp-Param-Region: =?base64?5p2x5Lqs?=\r\n"
     assert (mirrored in call["frame"]) == (transport == "http")
     assert check_trace(scenario, trace) == []
+
+
+def test_a_file_only_the_fast_yaml_loader_reads_is_reported_not_raised(tmp_path: Path):
+    """`id<TAB>:` loads with libyaml but the pure composer refuses it (found by the fuzz test):
+    the meaning checks compose the file too, and must report that with its line."""
+    from app.engine.library import validate
+
+    source = (Path(__file__).resolve().parents[1] / "scenarios" / "intro.yaml").read_text("utf-8")
+    target = tmp_path / "intro.yaml"
+    target.write_text(source.replace("id:", "id\t:", 1), "utf-8")
+    scenario, errors = validate(target)
+    if scenario is None:
+        assert errors and str(errors[0]).startswith("intro.yaml:1:")
+    else:
+        assert errors == []

@@ -534,3 +534,28 @@ def test_the_transform_view_shows_each_cached_page_with_its_own_expiry(client: F
     assert "list_events" in rows[0] and "120.0 s" in rows[0] and "30.0 s left" in rows[0]
     assert "find_free_slot" in rows[1] and "60.0 s" in rows[1] and "expired" in rows[1]
     assert 'class="row expired"' in table
+
+
+@pytest.mark.parametrize(
+    ("version", "names"),
+    [
+        ("2024-11-05", ["read_file", "delete_file", "sync_folder"]),
+        ("2025-03-26", ["File reader", "Delete a file", "sync_folder"]),
+        ("2025-11-25", ["Read a file", "Delete a file", "sync_folder"]),
+    ],
+)
+def test_the_transform_view_names_tools_for_people_by_title_precedence(
+    client: FlaskClient, app, version, names
+):
+    lab = app.extensions["lab"]
+    trace = lab.trace("tool-metadata", version, "stdio")
+    step = next(s for s in trace if s["kind"] == "model-request")["index"] + 1
+    query = f"step={step}&view=transform&version={version}&transport=stdio"
+    query += "&" + answers(app, "tool-metadata", version, "stdio", before=step)
+    html = client.get(f"/scenario/tool-metadata?{query}").get_data(as_text=True)
+    table = html[html.rindex("Shown to people as") :]
+    rows = [text(r) for r in re.findall(r"<tr class=\"[^\"]*\"><td><code>.*?</tr>", table, re.S)]
+    assert [n in row for n, row in zip(names, rows, strict=True)] == [True] * 3
+    assert all("asks the user" in row for row in rows)  # nobody trusts files-server
+    icon_rows = [row for row in rows if "icon" in row.split("asks")[0]]
+    assert len(icon_rows) == (1 if version == "2025-11-25" else 0)  # the file: icon is refused

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.mcp import events as ev
 from app.mcp import versions
-from app.mcp.host import PreparedCall
+from app.mcp.host import PreparedCall, approval
 from app.mcp.tooldiff import diff_tools
 
 from . import narration
@@ -228,8 +228,29 @@ def run_prepared(run: Runner, prepared: PreparedCall) -> None:
             events=[ev.CallRefused(prepared.model_name, reason, problem)],
         )
         return
+    if run.world.host.config.confirm_calls:
+        put_to_user(run, prepared, snaps)
     out = run.world.clients[prepared.server_id].call_tool(prepared.tool, prepared.arguments)
     run.send_from_client(prepared.server_id, out, host_started=True)
+
+
+def put_to_user(run: Runner, prepared: PreparedCall, snaps: dict[str, Any]) -> None:
+    """A host that confirms calls decides here: run it, or ask the user (who agrees, in the lab).
+    Annotations only count when the user trusts the server that wrote them."""
+    tool = next(t for t in snaps[prepared.server_id] if t.get("name") == prepared.tool)
+    trusted = prepared.server_id in run.world.host.config.trusted_servers
+    decision, reason = approval(trusted, tool)
+    run.world.console.append(
+        narration.text(f"console.approval-{decision}", {"tool": prepared.model_name})
+    )
+    run.emit(
+        "internal",
+        "host",
+        "host",
+        phrase=f"host.approval-{reason}",
+        params={"tool": prepared.model_name, "server": prepared.server_id},
+        events=[ev.CallApproval(prepared.model_name, decision, reason)],
+    )
 
 
 def prepare_call(run: Runner, model_name: str, action: dict[str, Any]) -> None:

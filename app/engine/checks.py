@@ -17,7 +17,7 @@ from app.mcp.schemas import check_message
 
 from .matcher import first_match, matches
 from .runner import run_trace
-from .scenario import Scenario, ScenarioError, _line_of
+from .scenario import Scenario, ScenarioError, _line_of, _yaml_error
 from .step import LANGUAGES, Step
 
 MIN_CHECKPOINTS = 2
@@ -151,7 +151,10 @@ def refuted_myths(scenario: Scenario, trace: Sequence[Step]) -> set[int]:
 def check_scenario(scenario: Scenario) -> list[ScenarioError]:
     """Run every version x transport; report each distinct problem once, with its line."""
     path = Path(scenario.path)
-    node = yaml.compose(path.read_text("utf-8"), Loader=yaml.SafeLoader)
+    try:
+        node = yaml.compose(path.read_text("utf-8"), Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:  # the C loader accepted what the pure one cannot compose
+        return [_yaml_error(path.name, exc)]
     seen: dict[tuple[str, ...], ScenarioError] = {}
     refuted: set[int] = set()
     for version in scenario.versions:

@@ -50,6 +50,8 @@ HOST_KEYS: dict[str, tuple[str, Convert]] = {
     "user": ("user", _same),
     "deny": ("deny", lambda deny: {user: tuple(p) for user, p in deny.items()}),
     "rebuildEveryRequest": ("rebuild_every_request", _same),
+    "confirmCalls": ("confirm_calls", _same),
+    "trustedServers": ("trusted_servers", tuple),
 }
 
 

@@ -299,6 +299,8 @@ def for_server_message(
             }
         if answers == "tools/list" and code == jsonrpc.INVALID_PARAMS:
             return "err.cursor", base
+        if answers == "tools/call" and ev.CallArgumentsInvalid in seen:
+            return "err.call-arguments", {**base, "tool": detail(ev.CallRejected).get("name")}
         if answers == "tools/call" and ev.CallRejected in seen and code == jsonrpc.INVALID_PARAMS:
             return "err.call-unknown", {**base, "tool": detail(ev.CallRejected).get("name")}
         return "err.other", {**base, "code": code, "message": error.get("message")}
@@ -345,7 +347,15 @@ def for_server_message(
     if answers == "tools/call":
         name = next((e.detail.get("name") for e in events if "name" in e.detail), None)
         if ev.CallToolError in seen:
+            invalid = _INVALID.match(detail(ev.CallToolError).get("text", ""))
+            if invalid:  # the lab server's report of arguments that break the inputSchema
+                return "res.call-invalid-args", {**base, "tool": name}
             return "res.call-iserror", {**base, "tool": name}
+        checked = detail(ev.StructuredChecked)
+        if checked and checked.get("problem") is None:
+            return "res.call-structured", {**base, "tool": name}
+        if checked:
+            return "res.call-structured-bad", {**base, "tool": name, "problem": checked["problem"]}
         text = detail(ev.CallOk).get("text", "")
         ran = _RAN.match(text)
         if ran:  # the lab server's own report, told in the student's language
@@ -363,6 +373,8 @@ def for_server_message(
 
 # How the lab's servers word a successful call ("read_order ran with order_id=7 (call 2)").
 _RAN = re.compile(r"^\S+ ran with (?P<args>.+) \(call (?P<n>\d+)\)$")
+# ... and arguments that break a tool's inputSchema ("Invalid arguments for x: ...").
+_INVALID = re.compile(r"^Invalid arguments for \S+: ")
 
 
 def _json(value: Any) -> str:
@@ -397,6 +409,7 @@ _CONSOLE_PARAMS: dict[type[Event], Callable[[Any], dict[str, Any]]] = {
     ev.CallAbandoned: lambda e: {"name": e.name},
     ev.ListenAcknowledged: lambda e: {"notifications": _json(sorted(e.notifications))},
     ev.RequestCancelled: lambda e: {"id": e.id, "method": e.method},
+    ev.CallArgumentsInvalid: lambda e: {"name": e.name},
     ev.VersionRefused: lambda e: {"offered": e.offered},
 }
 

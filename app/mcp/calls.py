@@ -2,7 +2,10 @@
 
 An unknown tool is answered with -32602. Maybe the client's list is stale, so the first time a
 name is rejected the client re-lists, and once the new list is published it retries the call if
-the tool is still there or reports it gone; a second rejection is reported, never retried.
+the tool is still there or reports it gone; a second rejection is reported, never retried. A
+-32602 for arguments that do not fit the inputSchema the client holds (invalid arguments are a
+protocol error up to 2025-06-18) is no sign of a stale list: it is reported, not retried. A
+result with structuredContent is checked against the tool's outputSchema (clients SHOULD).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from . import events as ev
 from . import gathering, jsonrpc, lifecycle
 from .events import Output
 from .requests import Pending
+from .toolcalls import argument_problem, structured_problem
 
 if TYPE_CHECKING:
     from .client import MCPClient
@@ -30,8 +34,17 @@ def on_result(client: MCPClient, pending: Pending, result: dict[str, Any]) -> Ou
     assert pending.call is not None
     name = pending.call["name"]
     text = " ".join(c.get("text", "") for c in result.get("content", []) if c.get("type") == "text")
-    event = ev.CallToolError(name, text) if result.get("isError") else ev.CallOk(name, text)
-    return Output(events=[event])
+    if result.get("isError"):
+        return Output(events=[ev.CallToolError(name, text)])
+    tool = _cached(client, name)
+    if "structuredContent" in result and tool is not None and "outputSchema" in tool:
+        problem = structured_problem(tool["outputSchema"], result["structuredContent"])
+        return Output(events=[ev.CallOk(name, text), ev.StructuredChecked(name, problem)])
+    return Output(events=[ev.CallOk(name, text)])
+
+
+def _cached(client: MCPClient, name: str) -> dict[str, Any] | None:
+    return next((t for t in client.cache.tools if t.get("name") == name), None)
 
 
 def on_error(client: MCPClient, pending: Pending, err: dict[str, Any]) -> Output:
@@ -40,6 +53,11 @@ def on_error(client: MCPClient, pending: Pending, err: dict[str, Any]) -> Output
     call = pending.call
     name = call["name"]
     rejected = ev.CallRejected(name, err.get("code"), err.get("message"))
+    tool = _cached(client, name)
+    if tool is not None and argument_problem(tool.get("inputSchema"), call["arguments"]):
+        # The tool is known and the arguments break its schema: the model's mistake, not a
+        # stale list. Re-listing would change nothing; the host tells the model instead.
+        return Output(events=[rejected, ev.CallArgumentsInvalid(name)])
     if err.get("code") == jsonrpc.INVALID_PARAMS and name not in client.retried:
         # Maybe our list is stale: re-discover once, then retry if the tool still exists.
         client.retried.add(name)

@@ -351,6 +351,33 @@ class CallRejected(Event):
 
 
 @dataclass(frozen=True)
+class StructuredChecked(Event):
+    """structuredContent checked against the tool's outputSchema: `problem` is None if it fits."""
+
+    kind: ClassVar[str] = "structured-checked"
+    name: str
+    problem: str | None
+
+
+@dataclass(frozen=True)
+class CallArgumentsInvalid(Event):
+    """-32602 for arguments that break the inputSchema the client holds: reported, no retry."""
+
+    kind: ClassVar[str] = "call-arguments-invalid"
+    name: str
+
+
+@dataclass(frozen=True)
+class CallApproval(Event):
+    """What the host decided before a call: run it ("auto") or put it to the user ("ask")."""
+
+    kind: ClassVar[str] = "call-approval"
+    tool: str
+    decision: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class CallRetry(Event):
     kind: ClassVar[str] = "call-retry"
     name: str

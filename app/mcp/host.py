@@ -6,7 +6,10 @@ for model APIs (^[a-zA-Z0-9_-]{1,64}$) with a reversible mapping: the model's na
 (server id, tool name) through a table, not by parsing. The model's tools are rebuilt from the
 clients' current snapshots for every model request (unless a scenario turns on the stale
 behaviour on purpose), filtered by the user's access rules; a prepared call is checked against
-the current contract before it runs.
+the current contract before it runs. For people the host names a tool by the precedence the
+spec gives (title, then annotations.title, then name) and shows only icons whose URI is https or
+data:. Annotations are hints from the server: only a server the user trusts gets a read-only
+tool run unattended; every other call is put to the user first.
 """
 
 from __future__ import annotations
@@ -35,6 +38,41 @@ class HostConfig:
     # user -> patterns of "serverId/toolName" the user may not use (fnmatch-style)
     deny: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     rebuild_every_request: bool = True
+    confirm_calls: bool = False  # put calls to the user unless a trusted server's read-only
+    trusted_servers: tuple[str, ...] = ()  # server ids whose annotations the user trusts
+
+
+def display_name(tool: Mapping[str, Any]) -> str:
+    """The name a person sees: title, then annotations.title, then name (2025-06-18 tools.mdx)."""
+    annotations = tool.get("annotations")
+    from_annotations = annotations.get("title") if isinstance(annotations, Mapping) else None
+    for candidate in (tool.get("title"), from_annotations, tool.get("name")):
+        if isinstance(candidate, str) and candidate:
+            return candidate
+    return ""
+
+
+def usable_icons(tool: Mapping[str, Any]) -> list[str]:
+    """Icon URIs a host may fetch: https or data: only; other schemes must be rejected."""
+    icons = tool.get("icons")
+    if not isinstance(icons, list):
+        return []
+    srcs = [i.get("src") for i in icons if isinstance(i, Mapping)]
+    return [s for s in srcs if isinstance(s, str) and s.startswith(("https://", "data:"))]
+
+
+def approval(trusted: bool, tool: Mapping[str, Any]) -> tuple[str, str]:
+    """How the host handles a call of this tool, and why: "auto" (run it) only for a trusted
+    server's tool annotated read-only; otherwise "ask" the user, whatever the annotations say.
+    Unset hints take the spec's defaults (readOnlyHint false, destructiveHint true)."""
+    annotations = tool.get("annotations")
+    if not isinstance(annotations, Mapping) or not annotations:
+        return "ask", "no-hints"
+    if annotations.get("readOnlyHint") is True:
+        return ("auto", "trusted-read-only") if trusted else ("ask", "untrusted-read-only")
+    if annotations.get("destructiveHint", True) is not False:
+        return "ask", "destructive"
+    return "ask", "not-read-only"
 
 
 def model_safe_name(server_id: str, tool: str, taken: set[str]) -> str:
@@ -86,9 +124,19 @@ class Host:
                         "modelName": model_name,
                         "schemaHash": schema_hash(tool),
                         "allowed": not self.denied(server_id, name),
+                        "displayName": display_name(tool),
+                        "icons": usable_icons(tool),
+                        "approval": self.approval_of(server_id, tool),
                     }
                 )
         return rows
+
+    def approval_of(self, server_id: str, tool: Mapping[str, Any]) -> str:
+        """ "auto" when calls run unattended (a host that confirms nothing, or a trusted read-only
+        tool), "ask" when the host puts the call to the user first."""
+        if not self.config.confirm_calls:
+            return "auto"
+        return approval(server_id in self.config.trusted_servers, tool)[0]
 
     def collisions(self, snapshots: Mapping[str, list[dict[str, Any]]]) -> list[Collision]:
         owners: dict[str, list[str]] = {}

@@ -80,6 +80,9 @@ class HostRow(TypedDict):
     modelName: str
     schemaHash: str
     allowed: bool
+    displayName: str  # what a person sees: title, then annotations.title, then name
+    icons: list[str]  # the icon URIs the host accepts (https or data: only)
+    approval: str  # "auto" or "ask": whether a call runs unattended or is put to the user
 
 
 class Collision(TypedDict):

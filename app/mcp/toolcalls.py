@@ -60,6 +60,21 @@ def argument_problem(schema: Any, arguments: Any) -> str | None:
     return f"{where or 'arguments'}: {error.message}"
 
 
+def structured_problem(schema: Any, value: Any) -> str | None:
+    """Why structuredContent does not fit the tool's outputSchema, or None when it does."""
+    if not isinstance(schema, dict):
+        return None
+    validator_class = jsonschema.validators.validator_for(schema, jsonschema.Draft202012Validator)
+    try:
+        error = jsonschema.exceptions.best_match(validator_class(schema).iter_errors(value))
+    except jsonschema.SchemaError:
+        return "the outputSchema itself is not valid JSON Schema"
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path)
+    return f"{where or 'structuredContent'}: {error.message}"
+
+
 def _text_result(request_id: RequestId, text: str, *, error: bool) -> Message:
     return jsonrpc.result(
         request_id, {"content": [{"type": "text", "text": text}], "isError": error}
