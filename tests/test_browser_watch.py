@@ -140,13 +140,15 @@ def test_live_view_shows_a_legacy_sdk_session_as_it_happens_and_a_change_it_foll
     change = page.get_by_role("button", name="Apply the next change")
     change.focus()
     page.keyboard.press("Enter")  # reachable and usable by keyboard
-    expect(page.locator("#alert")).to_contain_text("Change applied", timeout=WAIT_MS)
+    expect(page.locator("#alert")).to_contain_text(
+        "Change 1 applied: +search_invoices", timeout=WAIT_MS
+    )
     expect(transport).to_contain_text("notifications/tools/list_changed", timeout=WAIT_MS)
     # The client's re-list arrives and lands in its cache, without a reload.
     expect(cache_of_client(page)).to_contain_text("search_invoices", timeout=WAIT_MS)
     assert sdk.finish() == AFTER
     assert page.evaluate("() => window.sameDocument") is True
-    expect(page.locator("#watch-status")).to_contain_text("1 changes applied")
+    expect(page.locator("#watch-status")).to_contain_text("changes applied: 1")
 
     (summary,) = endpoint.live.summary()
     steps = endpoint.live.steps(summary["id"]) or []
@@ -187,6 +189,10 @@ def test_live_view_lists_each_client_and_follows_a_modern_listen_stream(
     expect(cache_of_client(page)).to_contain_text("search_invoices", timeout=WAIT_MS)
     assert second.finish() == AFTER
     assert first.finish() == AFTER  # the legacy session was told too, on its GET stream
+    page.locator("#lang-zh").click()  # the whole page speaks the language, its header too
+    expect(page.locator("#watch-head .watch-title")).to_have_text("实时会话", timeout=WAIT_MS)
+    expect(page.locator("#watch-sessions-title")).to_have_text("会话")
+    expect(page.locator("#panel-transform")).to_contain_text("服务器一侧")
     assert page.evaluate("() => window.sameDocument") is True
     page.close()
     assert problems == []

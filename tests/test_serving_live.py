@@ -16,6 +16,7 @@ import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import anyio
 import pytest
@@ -31,7 +32,11 @@ from app.web.factory import create_app
 from app.web.recorded import parse_trace
 from app.web.watch import Feed, Watch
 from tests.test_engine_step import problems as schema_problems
+from tests.test_serving_inspector import LAUNCHER as INSPECTOR_LAUNCHER
+from tests.test_serving_inspector import NODE as INSPECTOR_NODE
+from tests.test_serving_inspector import inspector
 from tests.test_serving_sdk import gather_session, on_list_changed
+from tests.test_web_security import upgrade_status
 
 TIMEOUT_S = 30
 
@@ -94,7 +99,7 @@ async def test_watch_shows_a_real_client_live_and_a_change_reaches_it(web: Flask
                 )
                 assert "notifications/tools/list_changed" in live
                 assert "search_invoices" in live
-                assert "1 changes applied" in live
+                assert "changes applied: 1" in live
 
         (summary,) = endpoint.live.summary()
         steps = endpoint.live.steps(summary["id"])
@@ -151,7 +156,7 @@ def test_the_live_socket_keeps_serving_after_bad_commands(web: FlaskClient) -> N
             assert "Unknown command: fly" in html
             assert "A command must be a JSON object." in html
             out = "".join(watch.command(json.dumps({"command": "change"})))
-            assert "Change applied: change 1" in out
+            assert "Change 1 applied: +" in out
             assert len(endpoint.served.applied) == 1
 
 
@@ -205,3 +210,34 @@ def test_a_foreign_page_cannot_apply_changes(web: FlaskClient) -> None:
         )
         assert own_page.status_code == 303
         assert len(endpoint.served.applied) == 1
+
+
+@pytest.mark.skipif(
+    not (INSPECTOR_NODE.exists() and INSPECTOR_LAUNCHER.exists()), reason="run `make inspector`"
+)
+def test_watch_shows_an_inspector_session_by_its_client_info(
+    web: FlaskClient, tmp_path: Path
+) -> None:
+    """The MCP Inspector CLI as the real client: its session is listed and shown under the
+    name it gave, with every page it listed."""
+    with served("pagination", "files") as (base, endpoint):
+        listed = inspector(tmp_path, f"{base}/mcp", "--method", "tools/list")
+        assert len(listed["tools"]) == 8
+        (summary,) = endpoint.live.summary()
+        name = summary["client"]["name"]
+        live = web.get(f"/watch?server={base}").get_data(as_text=True)
+        steps = endpoint.live.steps(summary["id"]) or []
+    assert name and name != "mcp"
+    assert summary["label"] in live  # the Inspector by its own clientInfo, name and version
+    assert "tools/list" in live
+    assert schema_problems(steps) == []
+    pages = [s for s in steps if s["method"] == "tools/list" and s["kind"] == "response"]
+    assert len(pages) == 3  # every page it fetched is a step of its session
+
+
+def test_the_live_socket_refuses_a_foreign_origin(live_server: str) -> None:
+    """A page on another site cannot open the live view's socket (and so cannot press its
+    change button): refused before the handshake, like every lab socket."""
+    path = "/ws/watch?server=http://127.0.0.1:9"
+    assert upgrade_status(live_server, path, "http://evil.example") == 403
+    assert upgrade_status(live_server, path, live_server) == 101

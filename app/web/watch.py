@@ -268,6 +268,27 @@ def _sessions_html(feed: Feed, shown: WatchedSession | None, lang: str, error: s
         )
 
 
+def _what_changed(applied: Mapping[str, Any]) -> str:
+    """+added -removed ~changed, as the served server's change reports them."""
+    marks = (("+", "added"), ("-", "removed"), ("~", "changed"))
+    parts = [f"{m}{n}" for m, key in marks for n in applied.get(key) or [] if isinstance(n, str)]
+    return " ".join(parts) or gettext("no difference")
+
+
+def _head_html(feed: Feed, shown: WatchedSession | None, lang: str, args: Mapping[str, Any]) -> str:
+    """The page's header (served server, change control, sessions) in `lang`."""
+    with force_locale(lang):
+        return render_template(
+            "partials/_watch_head.html",
+            lang=lang,
+            server=args.get("server") or feed.base,
+            base=feed.base,
+            invalid=False,
+            has_lab=shown is not None,
+            sessions_html=_sessions_html(feed, shown, lang),
+        )
+
+
 def _lab_html(lab: WatchLab, v: Viewer, pacer: Pacer) -> str:
     """The whole lab region for a session that appeared after the page was drawn."""
     return page_html(lab, v, pacer, template="partials/_watch_lab.html")
@@ -399,8 +420,13 @@ class Watch:
         with force_locale(self.lang):
             try:
                 applied = _ask(self.feed.base, "/lab/change", "POST")
-                summary = applied.get("summary") if isinstance(applied, dict) else None
-                alert = gettext("Change applied: %(summary)s", summary=str(summary))
+                if not isinstance(applied, dict):
+                    raise Unreachable(gettext("the answer is not the lab's session list"))
+                alert = gettext(
+                    "Change %(number)s applied: %(what)s",
+                    number=applied.get("number"),
+                    what=_what_changed(applied),
+                )
             except Unreachable as exc:
                 alert = gettext("The served server cannot be reached: %(why)s", why=str(exc))
         if self.v is not None and self.feed.shown is not None:
@@ -411,7 +437,8 @@ class Watch:
         return out
 
     def command(self, raw: Any) -> list[str]:
-        """A command from the page: "change" here, any other the viewer's (app.web.session)."""
+        """A command from the page: "change" here, any other the viewer's (app.web.session);
+        a language switch also redraws the page's own header in that language."""
         parsed: Any = None
         if isinstance(raw, str) and len(raw) <= self.limit:
             with contextlib.suppress(ValueError, RecursionError):
@@ -420,7 +447,11 @@ class Watch:
             return self.change()
         if self.v is None:  # nothing on show yet: only the change makes sense
             return []
-        return handle(self.lab, self.v, self.pacer, raw, self.limit)
+        out = handle(self.lab, self.v, self.pacer, raw, self.limit)
+        if self.v.lang != self.lang:
+            self.lang = self.v.lang
+            out.append(_head_html(self.feed, self.feed.shown, self.lang, self.args))
+        return out
 
     def converse(self, ws: Any) -> None:
         """Serve the page until it closes: commands as they come, a poll every POLL_S, and the
