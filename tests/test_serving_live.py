@@ -16,7 +16,9 @@ import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import anyio
 import pytest
@@ -152,6 +154,8 @@ def test_the_live_socket_keeps_serving_after_bad_commands(web: FlaskClient) -> N
                 watch.converse(fake)
             html = "".join(sent)
             assert 'id="watch-lab"' in html and "live-client 1.0" in html
+            assert "/scenario/watch-" not in html  # the socket's stepper links name /watch too
+            assert f'href="/watch?server={base}&amp;session=' in html
             assert "That command is not valid JSON." in html
             assert "Unknown command: fly" in html
             assert "A command must be a JSON object." in html
@@ -241,3 +245,60 @@ def test_the_live_socket_refuses_a_foreign_origin(live_server: str) -> None:
     path = "/ws/watch?server=http://127.0.0.1:9"
     assert upgrade_status(live_server, path, "http://evil.example") == 403
     assert upgrade_status(live_server, path, live_server) == 101
+
+
+class Links(HTMLParser):
+    """Every link and form of a page: (href), and (method, action, hidden fields)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hrefs: list[str] = []
+        self.forms: list[tuple[str, str, dict[str, str]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if "href" in a and tag in ("a", "link"):
+            self.hrefs.append(a["href"])
+        if tag == "form":
+            self.forms.append((a.get("method", "get").lower(), a.get("action", ""), {}))
+        if tag == "input" and a.get("type") == "hidden" and self.forms:
+            self.forms[-1][2][a.get("name", "")] = a.get("value", "")
+
+
+def test_every_link_and_form_on_the_live_view_leads_to_a_real_page(web: FlaskClient) -> None:
+    """As a crawler (or a middle click, or "copy link") would: each href on /watch answers 200,
+    the stepper's and timeline's links name this session at that step and /watch renders that
+    very step server-side, and both forms land on a page."""
+    with served("pagination", "files") as (base, endpoint):
+        initialize(base)
+        assert web.post(f"/watch/change?server={base}").status_code == 303  # a third step
+        (summary,) = endpoint.live.summary()
+        page = web.get(f"/watch?server={base}&session={summary['id']}&step=2&lang=en")
+        html = page.get_data(as_text=True)
+        assert page.status_code == 200 and "Step 2 of 3" in html  # the step the URL names
+        links = Links()
+        links.feed(html)
+        hrefs = sorted({h for h in links.hrefs if not h.startswith(("#", "data:"))})
+        stepping = [h for h in hrefs if "step=" in h]
+        # reset, previous, next and a timeline mark per step: every step of the session
+        assert {parse_qs(urlsplit(h).query)["step"][0] for h in stepping} == {"1", "2", "3"}
+        for href in hrefs:
+            assert urlsplit(href).netloc == "", href  # nothing leaves the lab
+            with web.get(href, follow_redirects=True) as answer:  # a static file streams
+                assert answer.status_code == 200, href
+        for href in stepping:
+            query = parse_qs(urlsplit(href).query)
+            assert urlsplit(href).path == "/watch", href
+            assert query["server"] == [base] and query["session"] == [summary["id"]], href
+            shown = web.get(href).get_data(as_text=True)
+            assert f"Step {query['step'][0]} of 3" in shown, href
+        zh = next(h for h in hrefs if "lang=zh" in h)
+        assert "server=" in zh and "第 3 步，共 3 步" in web.get(zh).get_data(as_text=True)
+        forms = [f for f in links.forms if f[0] != "dialog"]  # the shortcut sheet's Close
+        assert len(forms) == 2  # the server to watch, the change button
+        for method, action, fields in forms:
+            if method == "post":
+                answer = web.post(action, data=fields, follow_redirects=True)
+            else:
+                answer = web.get(action, query_string=fields | {"server": base})
+            assert answer.status_code == 200, (method, action, fields, answer.status_code)

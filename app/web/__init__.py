@@ -30,6 +30,7 @@ def init_app(app: Flask) -> None:
         library,
         lti,
         recorded,
+        render,
         security,
         socket,
         text,
@@ -49,6 +50,7 @@ def init_app(app: Flask) -> None:
     glossary.init_app(app)
     i18n.init_app(app)
     app.jinja_env.globals["http_flavour"] = views.http_flavour
+    app.jinja_env.globals["lab_url"] = render.lab_url
     app.register_blueprint(library.bp)
     app.register_blueprint(viewer.bp)
     app.register_blueprint(socket.bp)

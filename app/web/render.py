@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import render_template
+from flask import render_template, url_for
 from flask_babel import force_locale
 
 from app.web import course, lesson, views
@@ -108,6 +108,17 @@ class Viewer:
         if self.present:
             q["present"] = 1
         return q | changes
+
+
+def lab_url(v: Viewer, **query: Any) -> str:
+    """The address of this viewer in another state (`step` counts from 1): the href behind
+    every stepper, timeline and language link, so it works without the socket, on a middle
+    click and as a copied link. A scenario that is not served at /scenario/<id> (a watched live
+    session) names its own page through a `link(**query)` method."""
+    link = getattr(v.scenario, "link", None)
+    if callable(link):
+        return str(link(**query))
+    return url_for("viewer.page", sid=v.sid, **query)
 
 
 def url_step(value: Any) -> int:

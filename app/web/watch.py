@@ -124,6 +124,12 @@ class WatchedSession:
     topics: list[str] = field(default_factory=lambda: ["live"])
     misconceptions: list[Any] = field(default_factory=list)
     watched: bool = True
+    server: str = ""
+
+    def link(self, **query: Any) -> str:
+        """This session on the live view's page in another state (render.lab_url): the
+        stepper's and timeline's hrefs, which /watch renders server-side."""
+        return url_for("watch.page", server=self.server, session=self.key, **query)
 
 
 def _texts(make: Callable[[], str]) -> Text:
@@ -171,6 +177,7 @@ class Feed:
         if self.shown is None or self.shown.key != key:
             digest = hashlib.sha256(f"{self.base} {key}".encode()).hexdigest()[:12]
             self.shown = WatchedSession(f"watch-{digest}", key, *self._describe(summary))
+            self.shown.server = self.base
         shown = self.shown
         have = len(shown.steps)
         if int(summary.get("steps") or 0) > have:
@@ -248,10 +255,12 @@ class WatchLab(Lab):
 
 
 def _viewer(shown: WatchedSession, args: Mapping[str, Any], lang: str) -> Viewer:
-    """A viewer of the session at its newest step: a live page always opens on what is
-    happening now (its URL's step= is where it was, not where the session is)."""
+    """A viewer of the session at the step its URL names (`step=N`, from 1, as the stepper's
+    and timeline's links and a copied link give it), else at the newest step: a live page
+    opened without one shows what is happening now, and follows it."""
     v = open_viewer(shown, args, lang)
-    v.step = len(shown.steps) - 1
+    last = len(shown.steps) - 1
+    v.step = min(v.step, last) if args.get("step") else last
     return v
 
 
