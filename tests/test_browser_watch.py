@@ -130,6 +130,11 @@ def test_live_view_shows_a_legacy_sdk_session_as_it_happens_and_a_change_it_foll
     expect(sessions).to_contain_text("mcp 0.1.0", timeout=WAIT_MS)
     expect(page.locator("#scenario-title")).to_contain_text("mcp 0.1.0", timeout=WAIT_MS)
     expect(page.locator("#scenario-title")).to_contain_text("2025-11-25")
+    # The overview names the real client and draws its host and model as unseen, not simulated.
+    stage = page.locator("#panel-overview svg.stage.wide")
+    expect(stage.locator('[data-actor="client:orders"]')).to_contain_text("mcp 0.1.0")
+    expect(stage.locator('[data-actor="host"]')).to_contain_text("unseen by the server")
+    expect(stage.locator('[data-actor="model"]')).not_to_contain_text("tools offered")
     transport = page.locator("#panel-transport")
     expect(transport).to_contain_text("POST /mcp HTTP/1.1", timeout=WAIT_MS)  # the real bytes
     expect(transport).to_contain_text("tools/list")

@@ -302,3 +302,32 @@ def test_every_link_and_form_on_the_live_view_leads_to_a_real_page(web: FlaskCli
             else:
                 answer = web.get(action, query_string=fields | {"server": base})
             assert answer.status_code == 200, (method, action, fields, answer.status_code)
+
+
+def overview_of(html: str) -> str:
+    start = html.index('id="panel-overview"')
+    return html[start : html.index("</section>", start)]
+
+
+def test_the_overview_of_a_real_session_names_what_is_known_and_not_the_lab_s_own_host(
+    web: FlaskClient,
+) -> None:
+    """A real client's host and model never reach the wire: the overview names the client by
+    its clientInfo and the served server, and draws the host and the model as unseen instead of
+    the lab's simulated agent and the tools it would offer a model, in each language."""
+    with served("pagination", "files") as (base, _endpoint):
+        initialize(base)
+        seen = {}
+        for lang in ("en", "zh", "ru"):
+            seen[lang] = overview_of(web.get(f"/watch?server={base}&lang={lang}").get_data(True))
+    en = seen["en"]
+    assert "live-client 1.0" in en  # the client, by the name and version it gave
+    assert ">file-server<" in en  # the served server, by its name
+    assert "unseen by the server" in en and "host: unseen" in en
+    assert "tools offered" not in en and "tools known" not in en  # no simulated model or agent
+    assert ">Agent<" not in en and "Client · files" not in en
+    assert 'class="actor unseen a-model"' in en and 'class="actor unseen a-host"' in en
+    assert "服务器看不到" in seen["zh"] and "live-client 1.0" in seen["zh"]
+    assert "сервер его не видит" in seen["ru"] and "live-client 1.0" in seen["ru"]
+    scenario = overview_of(web.get("/scenario/pagination?lang=en").get_data(True))
+    assert " unseen" not in scenario and "tools offered" in scenario  # lessons keep their host

@@ -125,6 +125,7 @@ class WatchedSession:
     misconceptions: list[Any] = field(default_factory=list)
     watched: bool = True
     server: str = ""
+    client: str = ""  # the client's clientInfo, name and version, as the overview names it
 
     def link(self, **query: Any) -> str:
         """This session on the live view's page in another state (render.lab_url): the
@@ -194,6 +195,7 @@ class Feed:
         title, text, versions, transports, default = self._describe(summary)
         shown.title, shown.summary = title, text
         shown.versions, shown.transports, shown.default_version = versions, transports, default
+        shown.client = str(summary.get("label") or "")
         return shown
 
     def _describe(self, s: dict[str, Any]) -> tuple[Text, Text, list[str], list[str], str]:
