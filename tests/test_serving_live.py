@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import anyio
@@ -331,3 +332,60 @@ def test_the_overview_of_a_real_session_names_what_is_known_and_not_the_lab_s_ow
     assert "сервер его не видит" in seen["ru"] and "live-client 1.0" in seen["ru"]
     scenario = overview_of(web.get("/scenario/pagination?lang=en").get_data(True))
     assert " unseen" not in scenario and "tools offered" in scenario  # lessons keep their host
+
+
+def events_of(steps: list[Any], kind: str, method: str) -> list[list[dict[str, Any]]]:
+    return [s["events"] for s in steps if s["kind"] == kind and s["method"] == method]
+
+
+@pytest.mark.anyio
+async def test_a_live_session_s_steps_carry_the_engine_s_events_and_say_what_happened(
+    web: FlaskClient,
+) -> None:
+    """What each recorded message means, as the engine's event types (the walk published with
+    what it added, list_changed, a call and its result), and narration that says it."""
+    with served("list-changed-add", "orders") as (base, endpoint):
+        changed = anyio.Event()
+        async with (
+            streamable_http_client(base + "/mcp") as (read, write),
+            ClientSession(read, write, message_handler=on_list_changed(changed)) as session,
+        ):
+            with anyio.fail_after(TIMEOUT_S):
+                await session.initialize()
+                await gather_session(session)
+                await session.call_tool("read_order", {"order_id": "517"})
+                await anyio.to_thread.run_sync(lambda: web.post(f"/watch/change?server={base}"))
+                await changed.wait()
+                await gather_session(session)
+        (summary,) = endpoint.live.summary()
+        steps = endpoint.live.steps(summary["id"]) or []
+    assert schema_problems(steps) == []
+    assert events_of(steps, "request", "initialize") == [
+        [{"kind": "initialize", "version": "2025-11-25"}]
+    ]
+    assert events_of(steps, "response", "initialize") == [
+        [{"kind": "negotiated", "version": "2025-11-25", "listChanged": True}]
+    ]
+    pages = events_of(steps, "response", "tools/list")
+    assert [[e["kind"] for e in page] for page in pages] == [
+        ["page", "published"],  # two tools: one page
+        ["page"],  # three after the change: a page with a nextCursor, then the last
+        ["page", "published"],
+    ]
+    assert pages[1][0]["nextCursor"] and pages[1][0]["page"] == 1 and pages[2][0]["page"] == 2
+    first, again = (e[-1] for e in pages if e[-1]["kind"] == "published")
+    assert first | {"kind": "published", "generation": 1, "count": 2} == first
+    assert first["added"] == ["read_order", "list_orders"] and first["removed"] == []
+    assert again["generation"] == 2 and again["added"] == ["search_invoices"]
+    assert events_of(steps, "notification", "notifications/tools/list_changed") == [
+        [{"kind": "list-changed", "declared": True}]
+    ]
+    assert events_of(steps, "request", "tools/call") == [[{"kind": "call", "name": "read_order"}]]
+    ((called,),) = events_of(steps, "response", "tools/call")
+    assert called["kind"] == "call-ok" and called["name"] == "read_order" and called["text"]
+    said = [s["narration"]["en"] for s in steps if s["method"] == "tools/call"]
+    assert said[0] == "mcp 0.1.0 calls the tool read_order."
+    assert said[1].startswith("The server answers the call to read_order: ")
+    relisted = next(s for s in reversed(steps) if s["events"] and s["events"][-1] == again)
+    assert "Compared with its previous list: +search_invoices." in relisted["narration"]["en"]
+    assert "+search_invoices" in relisted["narration"]["zh"]

@@ -165,10 +165,12 @@ class Recorder:
         method: str | None,
         era: str | None = None,
         version: str | None = None,
+        events: list[Event] | None = None,
     ) -> Step:
         """A message between a client and its server when no `MCPClient` of the lab took part
-        (a real client seen from its server's side): the caller says what it means."""
-        sent = _Sent(server_id, from_client, message, frame, [], method)
+        (a real client seen from its server's side): the caller says what it means, in words
+        and, where the engine's event types fit, in `events`."""
+        sent = _Sent(server_id, from_client, message, frame, list(events or []), method)
         return self._message(sent, narration_text, state, era, version)
 
     def _message(

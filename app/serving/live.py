@@ -8,7 +8,10 @@ so the narration is the server's side of the story (what the client asked, what 
 and the client's state is a mirror built from the traffic: the version it negotiated, the pages
 of its current tools/list walk, and the tools of its last complete walk as its cache, from which
 the lab's Host computes the host table and the tools a model would be given. The console says
-what the server did: sessions opened, pages served, changes applied, notifications sent.
+what the server did: sessions opened, pages served, changes applied, notifications sent. Each
+step's `events` are the engine's own event types (app.mcp.events) for what the message means as
+far as the server can tell (initialize sent, negotiated, a page, the walk published with what it
+added and removed, list_changed, a call and its result), as a scenario's client would report them.
 
 A catalog change is an internal step in every open session. Sessions are keyed by conversation;
 a modern client's stateless requests and its listen stream are one session, keyed by its
@@ -26,10 +29,12 @@ from typing import TYPE_CHECKING, Any
 
 from app.engine.recorder import Recorder, StepCap, session_state
 from app.engine.step import ClientState, ServerState, State, Step, Text
+from app.mcp import events as ev
 from app.mcp import versions
 from app.mcp.framing import Frame
 from app.mcp.host import Host, HostConfig
 from app.mcp.jsonrpc import Message
+from app.mcp.tooldiff import diff_tools
 
 from .catalog import Change, ServedServer
 
@@ -84,6 +89,59 @@ _SAY: dict[str, dict[str, str]] = {
         "zh": "服务器送出 tools/list 的第 {page} 页（{names}），也是最后一页：没有 nextCursor。",
         "ru": "Сервер отдаёт страницу {page} списка tools/list ({names}), последнюю: "
         "nextCursor нет.",
+    },
+    "call": {
+        "en": "{client} calls the tool {name}.",
+        "zh": "{client} 调用工具 {name}。",
+        "ru": "{client} вызывает инструмент {name}.",
+    },
+    "call-ok": {
+        "en": 'The server answers the call to {name}: "{text}".',
+        "zh": "服务器回复对 {name} 的调用：“{text}”。",
+        "ru": "Сервер отвечает на вызов {name}: «{text}».",
+    },
+    "call-tool-error": {
+        "en": 'The call to {name} ran but failed (isError: "{text}"). That answer is for the '
+        "model to read and try again; it is not a protocol error.",
+        "zh": "对 {name} 的调用执行了但失败了（isError：“{text}”）。"
+        "这个结果是给模型看、让它重试的，"
+        "不是协议错误。",
+        "ru": "Вызов {name} выполнен, но неудачно (isError: «{text}»). Этот ответ — для модели, "
+        "чтобы она попробовала снова, а не ошибка протокола.",
+    },
+    "listen": {
+        "en": "{client} opens a subscriptions/listen stream to be told when the tool list changes.",
+        "zh": "{client} 打开 subscriptions/listen 流，以便在工具列表变化时得到通知。",
+        "ru": "{client} открывает поток subscriptions/listen, чтобы узнавать об изменениях "
+        "списка инструментов.",
+    },
+    "listen-acknowledged": {
+        "en": "The server confirms the subscription on the listen stream: {client} will hear of "
+        "changes there.",
+        "zh": "服务器在 listen 流上确认订阅：{client} 之后会在这里收到变化通知。",
+        "ru": "Сервер подтверждает подписку в потоке listen: об изменениях {client} узнает там.",
+    },
+    "discovered": {
+        "en": "The server answers server/discover: it supports {versions}; no initialize is "
+        "needed in this era.",
+        "zh": "服务器回复 server/discover：它支持 {versions}；这个时代不需要 initialize。",
+        "ru": "Сервер отвечает на server/discover: он поддерживает {versions}; initialize в "
+        "этой эпохе не нужен.",
+    },
+    "published-first": {
+        "en": "{client} now has the whole list: {count} tools.",
+        "zh": "{client} 现在拿到了完整的列表：{count} 个工具。",
+        "ru": "Теперь у {client} весь список, инструментов: {count}.",
+    },
+    "published-diff": {
+        "en": "Compared with its previous list: {diff}.",
+        "zh": "与它上一次的列表相比：{diff}。",
+        "ru": "По сравнению с прошлым списком: {diff}.",
+    },
+    "published-same": {
+        "en": "The same tools as its previous list: nothing changed.",
+        "zh": "与它上一次的列表相同：没有变化。",
+        "ru": "Те же инструменты, что в прошлом списке: ничего не изменилось.",
     },
     "response": {
         "en": "The server answers {method}.",
@@ -164,6 +222,7 @@ class _Mirror:
     version: str | None = None
     client: dict[str, Any] = field(default_factory=dict)
     asked: dict[Any, str] = field(default_factory=dict)
+    calls: dict[Any, str] = field(default_factory=dict)  # tools/call ids: the tool's name
     walk: list[list[dict[str, Any]]] | None = None
     next_cursor: str | None = None
     generation: int = 0
@@ -222,6 +281,30 @@ class _Mirror:
             "pendingRefresh": False,
             "inFlight": [str(i) for i in self.asked],
         }
+
+
+def _joined(first: Text, second: Text) -> Text:
+    """Two sentences in every language: zh runs on with no space, en and ru after one."""
+    return {
+        "en": f"{first['en']} {second['en']}",
+        "zh": first["zh"] + second["zh"],
+        "ru": f"{first['ru']} {second['ru']}",
+    }
+
+
+def _diff_text(found: dict[str, list[str]]) -> str:
+    """+added -removed ~changed, names as the protocol spells them (no language of their own)."""
+    marks = (("+", "added"), ("-", "removed"), ("~", "changed"))
+    return " ".join(f"{mark}{name}" for mark, key in marks for name in found[key])
+
+
+def _result_text(result: dict[str, Any]) -> str:
+    """The text a tools/call result carries (its text content, joined), shortened."""
+    content = result.get("content") if isinstance(result.get("content"), list) else []
+    said = " ".join(
+        str(c.get("text")) for c in content or [] if isinstance(c, dict) and c.get("type") == "text"
+    )
+    return said if len(said) <= 160 else said[:159] + "…"
 
 
 def _names(page: list[dict[str, Any]]) -> str | dict[str, str]:
@@ -295,7 +378,7 @@ class LiveLog:
             mirror.asked[message["id"]] = str(message["method"])
         elif not from_client and "method" not in message:
             answers = mirror.asked.pop(message.get("id"), None)
-        text = self._learn(mirror, message, from_client, answers)
+        text, events = self._learn(mirror, message, from_client, answers)
         version = mirror.known_version()
         frame = Frame("http", exchange.channel, exchange.frame) if exchange.frame else None
         self._record(
@@ -307,6 +390,7 @@ class LiveLog:
                 self._state(mirror),
                 from_client=from_client,
                 narration_text=text,
+                events=events,
                 method=message.get("method") or answers,
                 era=versions.era_of(version).value,
                 version=version,
@@ -315,51 +399,95 @@ class LiveLog:
 
     def _learn(
         self, mirror: _Mirror, message: Message, from_client: bool, answers: str | None
-    ) -> Text:
-        """Update the mirror from one message; the step's narration."""
+    ) -> tuple[Text, list[ev.Event]]:
+        """Update the mirror from one message; the step's narration and its events."""
         who = mirror.label
         method = message.get("method")
         params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        params = params or {}
         if from_client:
-            if method == "initialize":
-                asked = (params or {}).get("protocolVersion", "?")
-                return _say("initialize", client=who, version=asked)
-            if method == "tools/list" and "id" in message:
-                if not (params or {}).get("cursor"):
-                    mirror.walk = []  # a walk from page 1 begins
-                    return _say("list-first", client=who)
-                return _say("list-next", client=who)
-            return _say("request" if "id" in message else "notification", client=who, method=method)
+            return self._from_client(mirror, message, str(method), params, who)
         if method is not None:
             if method == "notifications/subscriptions/acknowledged":
                 mirror.listening = True
             mirror.console.append(_say("console-notified", client=who, method=method))
             if method == "notifications/tools/list_changed":
-                return _say("list-changed", client=who)
-            return _say("server-notification", client=who, method=method)
+                declared = self.served.config.list_changed
+                return _say("list-changed", client=who), [ev.ListChanged(declared)]
+            if method == "notifications/subscriptions/acknowledged":
+                got = params.get("notifications") if isinstance(params, dict) else None
+                acknowledged = ev.ListenAcknowledged(got if isinstance(got, dict) else {})
+                return _say("listen-acknowledged", client=who), [acknowledged]
+            text = _say("server-notification", client=who, method=method)
+            return text, [ev.OtherNotification(str(method))]
+        name = mirror.calls.pop(message.get("id"), None)
         if "error" in message:
             error = message.get("error") or {}
-            return _say(
-                "error", method=answers, code=error.get("code"), text=error.get("message", "")
-            )
-        result = message.get("result") or {}
+            code = error.get("code") if isinstance(error, dict) else None
+            text = _say("error", method=answers, code=code, text=(error or {}).get("message", ""))
+            if name is not None:
+                return text, [ev.CallRejected(name, code, (error or {}).get("message"))]
+            return text, [ev.RequestFailed(code, str(answers))]
+        result = message.get("result") if isinstance(message.get("result"), dict) else {}
+        result = result or {}
+        tools = (result.get("capabilities") or {}).get("tools")
+        announces = isinstance(tools, dict) and bool(tools.get("listChanged"))
         if answers == "initialize":
-            version = result.get("protocolVersion", "?")
+            version = str(result.get("protocolVersion", "?"))
             mirror.console.append(_say("console-session", client=who, version=version))
-            return _say("initialized", client=who, version=version)
+            return _say("initialized", client=who, version=version), [
+                ev.Negotiated(version, announces)
+            ]
+        if answers == "server/discover":
+            offered = result.get("supportedVersions")
+            shown = ", ".join(map(str, offered)) if isinstance(offered, list) else "?"
+            return _say("discovered", versions=shown), [ev.Discovered(offered, announces)]
         if answers == "tools/list":
             return self._page(mirror, result, who)
-        return _say("response", method=answers)
+        if name is not None:
+            said = _result_text(result)
+            if result.get("isError"):
+                return _say("call-tool-error", name=name, text=said), [ev.CallToolError(name, said)]
+            return _say("call-ok", name=name, text=said), [ev.CallOk(name, said)]
+        return _say("response", method=answers), []
 
-    def _page(self, mirror: _Mirror, result: dict[str, Any], who: str) -> Text:
+    def _from_client(
+        self, mirror: _Mirror, message: Message, method: str, params: dict[str, Any], who: str
+    ) -> tuple[Text, list[ev.Event]]:
+        if method == "initialize":
+            asked = str(params.get("protocolVersion", "?"))
+            return _say("initialize", client=who, version=asked), [ev.InitializeSent(asked)]
+        if method == "tools/list" and "id" in message:
+            if not params.get("cursor"):
+                mirror.walk = []  # a walk from page 1 begins
+                started = ev.GatherStarted(mirror.generation + 1, "client asked")
+                return _say("list-first", client=who), [started]
+            return _say("list-next", client=who), []
+        if method == "tools/call" and "id" in message:
+            name = str(params.get("name", "?"))
+            mirror.calls[message["id"]] = name
+            return _say("call", client=who, name=name), [ev.CallSent(name)]
+        if method == "subscriptions/listen" and "id" in message:
+            return _say("listen", client=who), [ev.ListenSent(message["id"])]
+        if "id" in message:
+            return _say("request", client=who, method=method), []
+        return _say("notification", client=who, method=method), []
+
+    def _page(
+        self, mirror: _Mirror, result: dict[str, Any], who: str
+    ) -> tuple[Text, list[ev.Event]]:
         page = [t for t in result.get("tools") or [] if isinstance(t, dict)]
         if mirror.walk is None:
             mirror.walk = []
         mirror.walk.append(page)
         number = len(mirror.walk)
         mirror.next_cursor = result.get("nextCursor")
+        got = ev.PageReceived(
+            mirror.generation + 1, number, [t.get("name") for t in page], mirror.next_cursor
+        )
         if mirror.next_cursor is not None:
-            return _say("page-more", page=number, names=_names(page))
+            return _say("page-more", page=number, names=_names(page)), [got]
+        before = mirror.tools
         mirror.generation += 1
         mirror.tools = [t for p in mirror.walk for t in p]
         mirror.fetched_ms = self._now()
@@ -369,7 +497,25 @@ class LiveLog:
         mirror.console.append(
             _say("console-walk", client=who, count=len(mirror.tools), generation=mirror.generation)
         )
-        return _say("page-last", page=number, names=_names(page))
+        named = [t for t in mirror.tools if isinstance(t.get("name"), str)]
+        found = diff_tools([t for t in before if isinstance(t.get("name"), str)], named)
+        published = ev.Published(
+            mirror.generation,
+            len(mirror.tools),
+            number,
+            found["added"],
+            found["removed"],
+            found["changed"],
+        )
+        text = _joined(
+            _say("page-last", page=number, names=_names(page)),
+            _say("published-first", client=who, count=len(mirror.tools))
+            if mirror.generation == 1
+            else _say("published-diff", diff=_diff_text(found))
+            if any(found.values())
+            else _say("published-same"),
+        )
+        return text, [got, published]
 
     def changed(self, change: Change) -> None:
         """A catalog change: one internal step in every session."""
