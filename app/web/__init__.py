@@ -28,6 +28,7 @@ def init_app(app: Flask) -> None:
         glossary,
         i18n,
         library,
+        live,
         lti,
         recorded,
         render,
@@ -60,3 +61,4 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(recorded.bp)
     app.register_blueprint(watch.bp)
     recorded.init_app(app)
+    live.init_app(app)

@@ -1,0 +1,198 @@
+"""One process's followers of each room, and the relay that writes each event to all of them.
+
+Like websockets' `broadcast()`: an event is rendered once per (audience, language), encoded
+once as a websocket frame (frames.py), and the same bytes are offered to every follower's
+small bounded queue without waiting on any socket. Each follower's own handler (socket.py)
+writes its queue to its socket. A follower whose queue is full has stopped reading: it is
+dropped (its socket shut down), so it never slows the others, and its page reconnects and
+rejoins with the room's current state.
+
+Students get, per event, two frames to choose from at write time: the delta (for a page that
+follows the class) and a notice (for a student browsing on their own, "detached"), so a
+student who detaches while frames wait in the queue never gets a step pushed over their page.
+All of it runs on plain `threading` primitives, which the gevent worker monkey-patches into
+cooperative ones: one greenlet per socket, no thread pool to run out of.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import Flask, has_request_context
+
+from app.web.live import frames
+from app.web.live.render import Cursor, delta, regions
+from app.web.live.room import Room
+
+CLOSE = object()  # queued to end a follower's handler (the room ended)
+
+
+@dataclass(eq=False)
+class Follower:
+    """One open live socket: who it is, what it shows, and its queue of frames to write."""
+
+    code: str
+    lang: str
+    audience: str = "student"
+    voter: str = ""
+    attached: bool = True
+    step: int = 0  # the step on show when detached
+    limit: int = 16
+    bell: threading.Event = field(default_factory=threading.Event)
+    frames: deque[Any] = field(default_factory=deque)
+    sock: Any = None
+    dropped: bool = False
+
+    def offer(self, item: Any) -> bool:
+        """Queue a frame (or CLOSE) without blocking; False when the queue is full."""
+        if len(self.frames) >= self.limit:
+            return False
+        self.frames.append(item)
+        self.bell.set()
+        return True
+
+    def drop(self) -> None:
+        """Stop serving this follower: its reader and writer wake up and find the socket gone."""
+        self.dropped = True
+        self.frames.clear()
+        if self.sock is not None:
+            with contextlib.suppress(OSError):
+                self.sock.shutdown(socket.SHUT_RDWR)
+        self.bell.set()
+
+
+class Hub:
+    """Followers by room in this process; `relay` is the store's listener."""
+
+    def __init__(self, app: Flask, live: Any) -> None:
+        self.app = app
+        self.live = live
+        self.rooms: dict[str, set[Follower]] = {}
+        self.lock = threading.Lock()
+        self.dropped = 0
+        self._bodies: OrderedDict[Any, str] = OrderedDict()
+
+    def add(self, f: Follower) -> None:
+        with self.lock:
+            self.rooms.setdefault(f.code, set()).add(f)
+
+    def remove(self, f: Follower) -> None:
+        with self.lock:
+            group = self.rooms.get(f.code)
+            if group is not None:
+                group.discard(f)
+                if not group:
+                    del self.rooms[f.code]
+
+    def followers(self, code: str) -> list[Follower]:
+        with self.lock:
+            return list(self.rooms.get(code, ()))
+
+    def relay(self, code: str, event: dict[str, Any]) -> None:
+        """Write one store event to this process's followers of room `code`."""
+        followers = self.followers(code)
+        if not followers:
+            return
+        try:
+            if has_request_context():
+                self._relay(code, event, followers)
+            else:
+                with self.app.test_request_context("/"):
+                    self._relay(code, event, followers)
+        except Exception:  # a render bug must not kill the relay: log it, keep serving
+            self.app.logger.exception("live relay failed for room %s", code)
+
+    def _relay(self, code: str, event: dict[str, Any], followers: list[Follower]) -> None:
+        kind = event.get("kind")
+        if kind == "room":
+            self._room(Room.from_json(event["room"]), event["before"], followers)
+        elif kind == "votes":
+            self._offer_each(
+                [f for f in followers if f.audience == "instructor"],
+                lambda f: self.live.counts_frame(code, event["poll"], event["counts"], f.lang),
+            )
+        elif kind == "students":
+            self._offer_each(
+                [f for f in followers if f.audience == "instructor"],
+                lambda f: self.live.students_frame(event["n"], f.lang),
+            )
+
+    def _offer_each(self, followers: list[Follower], make: Any) -> None:
+        built: dict[str, bytes] = {}
+        for f in followers:
+            frame = built.get(f.lang) or built.setdefault(f.lang, make(f))
+            self._offer(f, (frame, frame))
+
+    def _offer(self, f: Follower, item: Any) -> None:
+        if not f.offer(item):
+            self.dropped += 1
+            self.remove(f)
+            f.drop()
+
+    def _body(self, key: Any, make: Any) -> str:
+        body = self._bodies.get(key)
+        if body is None:
+            body = make()
+            self._bodies[key] = body
+            while len(self._bodies) > 512:
+                self._bodies.popitem(last=False)
+        return body
+
+    def _room(self, room: Room, before: dict[str, Any], followers: list[Follower]) -> None:
+        live = self.live
+        if room.ended:
+            ended: dict[str, bytes] = {}
+            for f in followers:
+                if f.lang not in ended:
+                    ended[f.lang] = frames.text_frame(live.ended_html(room, f.lang))
+                self._offer(f, (ended[f.lang], ended[f.lang]))
+                f.offer(CLOSE)
+            return
+        mark = frames.marker(room.seq, "delta", room.step)
+        built: dict[tuple[str, str], tuple[bytes, bytes]] = {}
+        for f in followers:
+            key = (f.audience, f.lang)
+            item = built.get(key)
+            if item is None:
+                after = live.cursor(room, f.lang, f.audience)
+                was = Cursor(
+                    room.scenario,
+                    before["version"],
+                    before["transport"],
+                    before["step"],
+                    f.lang,
+                    before["phase"],
+                    f.audience,
+                )
+                if f.audience == "instructor":
+                    counts = live.poll_counts(room)
+                    old = regions(self.app.extensions["lab"], was, counts, before["poll"])
+                    new = live.regions(room, after, counts)
+                    body = delta(old, new) + live.controls_html(room, f.lang)
+                    frame = frames.text_frame(mark + body)
+                    item = (frame, frame)
+                else:
+                    body = self._body(
+                        (was, after, before["poll"], _poll_id(room)),
+                        lambda w=was, a=after: delta(
+                            regions(self.app.extensions["lab"], w, None, before["poll"]),
+                            live.regions(room, a),
+                        ),
+                    )
+                    bar = live.bar_html(room, f.lang, attached=True)
+                    notice = frames.marker(room.seq, "notice", room.step)
+                    item = (
+                        frames.text_frame(mark + body + bar),
+                        frames.text_frame(notice + live.bar_html(room, f.lang, attached=False)),
+                    )
+                built[key] = item
+            self._offer(f, item)
+
+
+def _poll_id(room: Room) -> int:
+    return room.poll.id if room.poll is not None else 0

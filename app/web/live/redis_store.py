@@ -1,0 +1,166 @@
+"""Rooms in Redis, so followers of one room can be spread over several server processes.
+
+Each room is one JSON string (`lab:room:<code>`) that expires after the idle time; `change`
+reads it under WATCH, applies the pure move, and in one MULTI stores the new room and
+PUBLISHes the event on `lab:live:<code>`, so every process sees changes in `seq` order. Votes
+are a hash per poll (voter → choice) beside a hash of counts, updated by one Lua script so a
+changed answer moves one vote atomically. Students present are counted per process (a hash
+field per process id), summed on read. Each process runs one listener thread (a greenlet under
+gevent) on a pattern subscription and hands every event to its local fan-out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import redis
+
+from app.web.live.room import Room
+from app.web.live.store import ENDED_KEEP, Listener, room_event
+
+PREFIX = "lab:"
+CHANNELS = PREFIX + "live:"
+
+VOTE = """
+local old = redis.call('HGET', KEYS[1], ARGV[1])
+if old ~= ARGV[2] then
+  if old then redis.call('HINCRBY', KEYS[2], old, -1) end
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+  redis.call('HINCRBY', KEYS[2], ARGV[2], 1)
+end
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('EXPIRE', KEYS[2], ARGV[3])
+return redis.call('HGETALL', KEYS[2])
+"""
+
+
+def _key(code: str) -> str:
+    return f"{PREFIX}room:{code}"
+
+
+class RedisStore:
+    """The same interface as MemoryStore, backed by a Redis server at `url`."""
+
+    def __init__(self, url: str, idle: float = 4 * 3600, clock: Callable[[], float] = time.time):
+        self.idle = idle
+        self.clock = clock
+        self.redis = redis.Redis.from_url(url)
+        self._vote = self.redis.register_script(VOTE)
+        self._listeners: list[Listener] = []
+        self._thread: threading.Thread | None = None
+        self._pubsub: Any = None
+        self._pid = 0
+        self._process = ""
+
+    @property
+    def process(self) -> str:
+        """This process's id in presence counts (renewed after a fork)."""
+        if self._pid != os.getpid():
+            self._pid, self._process = os.getpid(), uuid.uuid4().hex[:12]
+        return self._process
+
+    def _ttl(self, room: Room) -> int:
+        return max(1, int(min(self.idle, ENDED_KEEP) if room.ended else self.idle))
+
+    def create(self, room: Room) -> bool:
+        return bool(self.redis.set(_key(room.code), room.to_json(), ex=self._ttl(room), nx=True))
+
+    def get(self, code: str) -> Room | None:
+        raw = self.redis.get(_key(code))
+        return None if raw is None else Room.from_json(raw)
+
+    def change(self, code: str, move: Callable[[Room], Room]) -> tuple[Room, Room]:
+        key = _key(code)
+        with self.redis.pipeline() as pipe:
+            while True:
+                try:
+                    pipe.watch(key)
+                    raw = pipe.get(key)
+                    if raw is None:
+                        raise KeyError(code)
+                    before = Room.from_json(raw)
+                    after = move(before)
+                    pipe.multi()
+                    pipe.set(key, after.to_json(), ex=self._ttl(after))
+                    if after.seq != before.seq:
+                        pipe.publish(CHANNELS + code, json.dumps(room_event(before, after)))
+                    pipe.execute()
+                    return before, after
+                except redis.WatchError:
+                    continue
+
+    def vote(self, code: str, poll: int, voter: str, choice: int, choices: int) -> list[int]:
+        keys = [f"{PREFIX}votes:{code}:{poll}", f"{PREFIX}counts:{code}:{poll}"]
+        flat = self._vote(keys=keys, args=[voter, str(choice), int(self.idle)])
+        counts = self._counts(flat, choices)
+        self.redis.publish(
+            CHANNELS + code, json.dumps({"kind": "votes", "poll": poll, "counts": counts})
+        )
+        return counts
+
+    @staticmethod
+    def _counts(flat: list[bytes], choices: int) -> list[int]:
+        counts = [0] * choices
+        for name, value in zip(flat[::2], flat[1::2], strict=True):
+            index = int(name)
+            if 0 <= index < choices:
+                counts[index] = max(0, int(value))
+        return counts
+
+    def counts(self, code: str, poll: int, choices: int) -> list[int]:
+        raw = self.redis.hgetall(f"{PREFIX}counts:{code}:{poll}")
+        flat = [x for pair in raw.items() for x in pair]
+        return self._counts(flat, choices)
+
+    def present(self, code: str, delta: int) -> int:
+        key = f"{PREFIX}present:{code}"
+        with self.redis.pipeline() as pipe:
+            if delta:
+                pipe.hincrby(key, self.process, delta)
+                pipe.expire(key, int(self.idle))
+            pipe.hvals(key)
+            values = pipe.execute()[-1]
+        n = max(0, sum(int(v) for v in values))
+        if delta:
+            self.redis.publish(CHANNELS + code, json.dumps({"kind": "students", "n": n}))
+        return n
+
+    def listen(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+        if self._thread is None:
+            self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+            self._pubsub.psubscribe(CHANNELS + "*")
+            self._thread = threading.Thread(target=self._relay, name="live-relay", daemon=True)
+            self._thread.start()
+
+    def _relay(self) -> None:
+        pubsub = self._pubsub
+        while pubsub is not None and pubsub.subscribed:
+            try:
+                message = pubsub.get_message(timeout=1.0)
+            except (redis.ConnectionError, ValueError, AttributeError):
+                if self._pubsub is None:
+                    return
+                time.sleep(0.5)
+                continue
+            if not message or message.get("type") != "pmessage":
+                continue
+            code = message["channel"].decode()[len(CHANNELS) :]
+            event = json.loads(message["data"])
+            for listener in list(self._listeners):
+                listener(code, event)
+
+    def close(self) -> None:
+        self._listeners.clear()
+        pubsub, self._pubsub = self._pubsub, None
+        if pubsub is not None:
+            with contextlib.suppress(redis.RedisError):
+                pubsub.close()
+        self.redis.close()

@@ -1,0 +1,266 @@
+"""The live classroom over HTTP: start a room, join it, present it, and its results.
+
+Contract (course pages and scripts rely on it): `POST /live` with `scenario`, `version` and
+`transport` creates a room and answers 303 to `/live/<code>/present`, setting the instructor's
+cookie; `GET /join` is a form with one field, `code` (case, spaces and dashes forgiven), that
+leads to `/live/<code>`, the student's view; an unknown code is said on the form itself.
+
+The instructor's secret travels only in an HttpOnly, SameSite=Strict cookie scoped to the
+room's path. A second instructor device is added with a one-time link, minted on request from
+the present page and shown once; opening it sets the cookie there and the key is spent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import secrets
+import time
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask_babel import gettext
+
+from app.web import i18n
+from app.web.live import codes
+from app.web.live import room as rooms
+from app.web.live.fanout import Follower
+from app.web.live.room import Room, RoomError
+from app.web.live.socket import instructor_cookie, is_instructor
+from app.web.render import VIEWS
+
+bp = Blueprint("live", __name__)
+STUDENT = "mcp-lab-student"
+
+
+def _live() -> Any:
+    return current_app.extensions["live"]
+
+
+def _room(code: str) -> Room:
+    normal = codes.normalize(code)
+    room = _live().get(normal)
+    if room is None:
+        abort(404)
+    if normal != code:
+        abort(redirect(url_for(request.endpoint or "live.student", code=normal), 308))
+    return room
+
+
+def _instructor_cookie(response: Response, room: Room, token: str) -> None:
+    response.set_cookie(
+        instructor_cookie(room.code),
+        token,
+        max_age=int(_live().store.idle),
+        path=f"/live/{room.code}",
+        httponly=True,
+        samesite="Strict",
+        secure=request.is_secure,
+    )
+
+
+@bp.post("/live")
+def create() -> Response:
+    lab = current_app.extensions["lab"]
+    scenario = lab.scenario(str(request.form.get("scenario", "")))
+    if scenario is None:
+        abort(404)
+    version = request.form.get("version")
+    transport = request.form.get("transport")
+    if version not in scenario.versions:
+        version = getattr(scenario, "default_version", scenario.versions[-1])
+    if transport not in scenario.transports:
+        transport = scenario.transports[0]
+    room, token = _live().create(scenario.id, version, transport)
+    response = redirect(url_for("live.present", code=room.code), 303)
+    _instructor_cookie(response, room, token)
+    return response
+
+
+@bp.get("/join")
+def join() -> tuple[str, int] | Response:
+    lang = i18n.select_locale()
+    typed = request.args.get("code")
+    if typed is None:
+        return render_template("live/join.html", lang=lang, typed="", error=None), 200
+    code = codes.normalize(typed)
+    room = _live().get(code)
+    if room is None:
+        error = gettext("No room has the code %(code)s. Check it and try again.", code=typed[:20])
+        return render_template("live/join.html", lang=lang, typed=typed[:20], error=error), 404
+    return redirect(url_for("live.student", code=room.code))
+
+
+def _page(room: Room, audience: str) -> dict[str, Any]:
+    live = _live()
+    lang = i18n.select_locale()
+    view = request.args.get("view") if request.args.get("view") in VIEWS else "overview"
+    f = Follower(room.code, lang, audience)
+    counts = live.poll_counts(room) if audience == "instructor" else None
+    c = live.cursor(room, lang, audience)
+    return {
+        "lang": lang,
+        "room": room,
+        "view": view,
+        "scenario": live.lab.scenario(room.scenario),
+        "regions": live.regions(room, c, counts),
+        "marker": live.full_html(room, f).split("</div>", 1)[0] + "</div>",
+        "v": SimpleViewer(room),
+    }
+
+
+class SimpleViewer:
+    """What the shared partials read of a viewer (`v.sid`, `v.version`, `v.transport`)."""
+
+    def __init__(self, room: Room) -> None:
+        self.sid, self.version, self.transport = room.scenario, room.version, room.transport
+
+
+def _ended(room: Room) -> tuple[str, int]:
+    lang = i18n.select_locale()
+    return render_template("live/ended.html", lang=lang, room=room), 410
+
+
+@bp.get("/live/<code>")
+def student(code: str) -> Any:
+    room = _room(code)
+    if room.ended:
+        return _ended(room)
+    live = _live()
+    if live.store.present(room.code, 0) >= live.capacity:
+        return render_template("live/full.html", lang=i18n.select_locale(), room=room), 503
+    context = _page(room, "student")
+    context["bar"] = live.bar_html(room, context["lang"], attached=True)
+    response = Response(render_template("live/student.html", **context))
+    if not request.cookies.get(STUDENT):
+        response.set_cookie(
+            STUDENT, secrets.token_hex(8), max_age=24 * 3600, httponly=True, samesite="Lax"
+        )
+    return response
+
+
+@bp.get("/live/<code>/present")
+def present(code: str) -> Any:
+    room = _room(code)
+    if not is_instructor(room):
+        lang = i18n.select_locale()
+        return render_template("live/forbidden.html", lang=lang, room=room), 403
+    if room.ended:
+        return _ended(room)
+    live = _live()
+    context = _page(room, "instructor")
+    lang = context["lang"]
+    context |= {
+        "qr": live.qr(room, lang),
+        "join_url": live.join_url(room),
+        "students": live.store.present(room.code, 0),
+        "controls": live.controls_html(room, lang),
+        "students_html": live.students_html(live.store.present(room.code, 0), lang),
+    }
+    return render_template("live/present.html", **context)
+
+
+@bp.post("/live/<code>/device")
+def device(code: str) -> Any:
+    """Mint a one-time link that makes another device this room's instructor."""
+    room = _room(code)
+    if not is_instructor(room):
+        abort(403)
+    key = codes.new_token()
+    _live().store.change(
+        room.code, lambda r: rooms.add_device_key(r, time.time(), codes.digest(key))
+    )
+    link = url_for("live.teach", code=room.code, key=key, _external=True)
+    lang = i18n.select_locale()
+    qr = codes.qr_svg(link, gettext("QR code of the instructor link"))
+    response = Response(render_template("live/device.html", lang=lang, room=room, link=link, qr=qr))
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/live/<code>/teach")
+def teach(code: str) -> Any:
+    """A one-time instructor link: spend the key, set this device's cookie, present."""
+    room = _room(code)
+    key, token = request.args.get("key", ""), codes.new_token()
+    try:
+        _live().store.change(
+            room.code, lambda r: rooms.use_device_key(r, codes.digest(key), codes.digest(token))
+        )
+    except RoomError:
+        lang = i18n.select_locale()
+        return render_template("live/forbidden.html", lang=lang, room=room, spent=True), 403
+    response = redirect(url_for("live.present", code=room.code), 303)
+    _instructor_cookie(response, room, token)
+    return response
+
+
+@bp.post("/live/<code>/end")
+def end(code: str) -> Any:
+    room = _room(code)
+    if not is_instructor(room):
+        abort(403)
+    counts = _live().poll_counts(room)
+    with contextlib.suppress(RoomError):
+        _live().store.change(room.code, lambda r: rooms.end(r, time.time(), counts))
+    return redirect(url_for("live.results", code=room.code), 303)
+
+
+@bp.get("/live/<code>/results.csv")
+def results(code: str) -> Response:
+    """Every poll of the room: one row per choice, with its votes (instructor only)."""
+    room = _room(code)
+    if not is_instructor(room):
+        abort(403)
+    live = _live()
+    lang = i18n.select_locale()
+    history = list(room.history)
+    if room.poll is not None and all(h["poll"] != room.poll.id for h in history):
+        history.append(
+            {
+                "poll": room.poll.id,
+                "version": room.version,
+                "step": room.poll.step,
+                "transport": room.transport,
+                "answer": room.poll.answer,
+                "counts": [],
+            }
+        )
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(
+        ["poll", "version", "transport", "step", "question", "choice", "text", "votes", "correct"]
+    )
+    for h in history:
+        trace = live.lab.trace(room.scenario, h["version"], h["transport"])
+        checkpoint = trace[h["step"]].get("checkpoint") or {}
+        counts = h["counts"]
+        if room.poll is not None and room.poll.id == h["poll"]:
+            counts = live.store.counts(room.code, h["poll"], room.poll.choices)
+        for i, choice in enumerate(checkpoint.get("choices", [])):
+            writer.writerow(
+                [
+                    h["poll"],
+                    h["version"],
+                    h["transport"],
+                    h["step"] + 1,
+                    i18n.pick(checkpoint.get("question"), lang),
+                    i + 1,
+                    i18n.pick(choice.get("text"), lang),
+                    counts[i] if i < len(counts) else 0,
+                    "yes" if i == h["answer"] else "no",
+                ]
+            )
+    response = Response(out.getvalue(), mimetype="text/csv")
+    response.headers["Content-Disposition"] = f'attachment; filename="room-{room.code}.csv"'
+    return response

@@ -1,0 +1,167 @@
+"""The live classroom of one app: its store, its fan-out, and the HTML of a room's own parts.
+
+`Live` lives in `app.extensions["live"]`. It opens the store the configuration asks for
+(memory, or Redis with LAB_REDIS_URL) lazily, so a server that forks workers opens one Redis
+connection and one relay per process after the fork, and it turns rooms into what pages show:
+cursors, regions, the bar above the step, the instructor's controls, and whole-state frames
+for a page that joins, reconnects or asks again.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from flask import Flask, render_template, url_for
+from flask_babel import force_locale
+
+from app.web.live import codes, frames
+from app.web.live import room as rooms
+from app.web.live.fanout import Follower, Hub
+from app.web.live.render import Cursor, poll_html, regions
+from app.web.live.room import Room
+from app.web.live.store import RoomStore, open_store
+
+
+class Live:
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+        self.config = app.config
+        self._store: RoomStore | None = None
+        self._hub: Hub | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def lab(self) -> Any:
+        return self.app.extensions["lab"]
+
+    @property
+    def store(self) -> RoomStore:
+        if self._store is None:
+            with self._lock:
+                if self._store is None:
+                    store = open_store(self.config)
+                    self._hub = Hub(self.app, self)
+                    store.listen(self._hub.relay)
+                    self._store = store
+        return self._store
+
+    @property
+    def hub(self) -> Hub:
+        self.store  # noqa: B018 (opens the store and its hub)
+        assert self._hub is not None
+        return self._hub
+
+    @property
+    def capacity(self) -> int:
+        return int(self.config.get("LIVE_CAPACITY", 5000))
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+
+    # Rooms ----------------------------------------------------------------------------------
+
+    def create(self, sid: str, version: str, transport: str) -> tuple[Room, str]:
+        """A new room on this scenario and its instructor's secret (returned once)."""
+        token = codes.new_token()
+        while True:
+            room = rooms.new_room(
+                codes.new_code(), sid, version, transport, codes.digest(token), time.time()
+            )
+            if self.store.create(room):
+                return room, token
+
+    def get(self, code: str | None) -> Room | None:
+        return self.store.get(code) if code else None
+
+    def checkpoint(self, room: Room, step: int | None = None) -> dict[str, Any] | None:
+        trace = self.lab.trace(room.scenario, room.version, room.transport)
+        index = room.step if step is None else step
+        return trace[min(index, len(trace) - 1)].get("checkpoint") or None
+
+    def poll_counts(self, room: Room) -> list[int] | None:
+        poll = room.poll
+        if poll is None or poll.step != room.step:
+            return None
+        return self.store.counts(room.code, poll.id, poll.choices)
+
+    # What pages show ------------------------------------------------------------------------
+
+    def cursor(self, room: Room, lang: str, audience: str, step: int | None = None) -> Cursor:
+        at = room.step if step is None else step
+        return Cursor(
+            room.scenario, room.version, room.transport, at, lang, room.phase(at), audience
+        )
+
+    def regions(self, room: Room, c: Cursor, counts: list[int] | None = None) -> dict[str, str]:
+        poll = room.poll.id if room.poll is not None and room.poll.step == c.step else 0
+        return regions(self.lab, c, counts, poll)
+
+    def _render(self, template: str, lang: str, **context: Any) -> str:
+        with force_locale(lang):
+            return render_template(template, lang=lang, **context)
+
+    def bar_html(self, room: Room, lang: str, attached: bool) -> str:
+        total = len(self.lab.trace(room.scenario, room.version, room.transport))
+        key = ("live", "bar", room.scenario, room.version, lang, attached, room.step, total)
+        return self.lab.cached(
+            key,
+            lambda: self._render(
+                "live/_bar.html", lang, attached=attached, room_step=room.step, total=total
+            ),
+        )
+
+    def controls_html(self, room: Room, lang: str) -> str:
+        return self._render(
+            "live/_controls.html",
+            lang,
+            room=room,
+            checkpoint=self.checkpoint(room),
+            phase=room.phase(),
+        )
+
+    def students_html(self, n: int, lang: str) -> str:
+        return self._render("live/_students.html", lang, students=n)
+
+    def students_frame(self, n: int, lang: str) -> bytes:
+        return frames.text_frame(frames.marker(None, "local") + self.students_html(n, lang))
+
+    def counts_frame(self, code: str, poll: int, counts: list[int], lang: str) -> bytes:
+        html = self._render("live/_counts.html", lang, poll_id=poll, counts=counts)
+        return frames.text_frame(frames.marker(None, "local") + html)
+
+    def ended_html(self, room: Room, lang: str) -> str:
+        return frames.marker(room.seq, "full") + self._render("live/_ended.html", lang, room=room)
+
+    def full_html(self, room: Room, f: Follower) -> str:
+        """Everything a page needs to show the room now (or, detached, the bar only)."""
+        mark = frames.marker(room.seq, "full", room.step)
+        if f.audience == "student" and not f.attached:
+            return mark + self.bar_html(room, f.lang, attached=False)
+        counts = self.poll_counts(room) if f.audience == "instructor" else None
+        c = self.cursor(room, f.lang, f.audience)
+        body = "".join(self.regions(room, c, counts).values())
+        if f.audience == "instructor":
+            return mark + body + self.controls_html(room, f.lang)
+        return mark + body + self.bar_html(room, f.lang, attached=True)
+
+    def local_html(self, room: Room, f: Follower) -> str:
+        """A detached student's own step, with the bar saying where the class is."""
+        c = self.cursor(room, f.lang, "student", f.step)
+        body = "".join(self.regions(room, c).values())
+        return frames.marker(None, "local") + body + self.bar_html(room, f.lang, attached=False)
+
+    def join_url(self, room: Room) -> str:
+        return url_for("live.student", code=room.code, _external=True)
+
+    def qr(self, room: Room, lang: str) -> str:
+        with force_locale(lang):
+            from flask_babel import gettext
+
+            title = gettext("QR code: join room %(code)s", code=room.code)
+        return codes.qr_svg(self.join_url(room), title)
+
+    def vote_poll(self, room: Room, lang: str) -> str:
+        return poll_html(self.lab, self.cursor(room, lang, "student"), None, room.poll.id)

@@ -1,0 +1,161 @@
+"""Where rooms live: one interface, an in-memory store for one process and a Redis store for many.
+
+As in Django Channels' channel layers, the web layer never reaches a room's followers itself:
+it asks the store to `change` a room (one atomic read-modify-write of a pure `room` function)
+and the store publishes the result as an event; every process `listen`s and relays the events
+of the rooms it has followers for. The memory store calls its listeners in the same process,
+under the room's lock, so events arrive in `seq` order; the Redis store (redis_store.py) sets
+and publishes in one MULTI, so they do there too. Votes and the count of students present are
+kept on the side: they change often and must not contend with the room's own writes.
+
+Events are small JSON-able dicts: {"kind": "room", "room": <Room json>, "before": {...}},
+{"kind": "votes", "poll": id, "counts": [...]}, {"kind": "students", "n": total}.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from app.web.live.room import Room
+
+Listener = Callable[[str, dict[str, Any]], None]
+Clock = Callable[[], float]
+# How long an ended room stays readable (its results CSV) before it is forgotten.
+ENDED_KEEP = 3600.0
+
+
+def room_event(before: Room, after: Room) -> dict[str, Any]:
+    """The event that tells followers how the room went from `before` to `after`."""
+    return {
+        "kind": "room",
+        "room": after.to_json(),
+        "before": {
+            "step": before.step,
+            "version": before.version,
+            "transport": before.transport,
+            "phase": before.phase(),
+            "seq": before.seq,
+            "poll": before.poll.id if before.poll is not None else 0,
+        },
+    }
+
+
+class RoomStore(Protocol):
+    """What the web layer needs of a store; memory and Redis implement it the same way."""
+
+    idle: float
+
+    def create(self, room: Room) -> bool: ...
+    def get(self, code: str) -> Room | None: ...
+    def change(self, code: str, move: Callable[[Room], Room]) -> tuple[Room, Room]: ...
+    def vote(self, code: str, poll: int, voter: str, choice: int, choices: int) -> list[int]: ...
+    def counts(self, code: str, poll: int, choices: int) -> list[int]: ...
+    def present(self, code: str, delta: int) -> int: ...
+    def listen(self, listener: Listener) -> None: ...
+    def close(self) -> None: ...
+
+
+class MemoryStore:
+    """Rooms in this process's memory: the default for `make run` on one machine."""
+
+    def __init__(self, idle: float = 4 * 3600, clock: Clock = time.time) -> None:
+        self.idle = idle
+        self.clock = clock
+        self._rooms: dict[str, Room] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._votes: dict[tuple[str, int], dict[str, int]] = {}
+        self._present: dict[str, int] = {}
+        self._listeners: list[Listener] = []
+        self._lock = threading.Lock()
+
+    def _expired(self, room: Room) -> bool:
+        keep = min(self.idle, ENDED_KEEP) if room.ended else self.idle
+        return self.clock() - room.touched > keep
+
+    def _sweep(self) -> None:
+        for code, room in list(self._rooms.items()):
+            if self._expired(room):
+                self._forget(code)
+
+    def _forget(self, code: str) -> None:
+        self._rooms.pop(code, None)
+        self._locks.pop(code, None)
+        self._present.pop(code, None)
+        for key in [k for k in self._votes if k[0] == code]:
+            del self._votes[key]
+
+    def create(self, room: Room) -> bool:
+        with self._lock:
+            self._sweep()
+            if room.code in self._rooms:
+                return False
+            self._rooms[room.code] = room
+            self._locks[room.code] = threading.Lock()
+            return True
+
+    def get(self, code: str) -> Room | None:
+        with self._lock:
+            room = self._rooms.get(code)
+            if room is not None and self._expired(room):
+                self._forget(code)
+                return None
+            return room
+
+    def change(self, code: str, move: Callable[[Room], Room]) -> tuple[Room, Room]:
+        if self.get(code) is None:
+            raise KeyError(code)
+        lock = self._locks.get(code)
+        if lock is None:
+            raise KeyError(code)
+        with lock:
+            before = self._rooms[code]
+            after = move(before)
+            self._rooms[code] = after
+            if after.seq != before.seq:
+                self._publish(code, room_event(before, after))
+        return before, after
+
+    def vote(self, code: str, poll: int, voter: str, choice: int, choices: int) -> list[int]:
+        with self._lock:
+            self._votes.setdefault((code, poll), {})[voter] = choice
+        counts = self.counts(code, poll, choices)
+        self._publish(code, {"kind": "votes", "poll": poll, "counts": counts})
+        return counts
+
+    def counts(self, code: str, poll: int, choices: int) -> list[int]:
+        counts = [0] * choices
+        for choice in list(self._votes.get((code, poll), {}).values()):
+            if 0 <= choice < choices:
+                counts[choice] += 1
+        return counts
+
+    def present(self, code: str, delta: int) -> int:
+        with self._lock:
+            n = self._present[code] = max(0, self._present.get(code, 0) + delta)
+        if delta:
+            self._publish(code, {"kind": "students", "n": n})
+        return n
+
+    def listen(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def _publish(self, code: str, event: dict[str, Any]) -> None:
+        for listener in list(self._listeners):
+            listener(code, event)
+
+    def close(self) -> None:
+        self._listeners.clear()
+
+
+def open_store(config: Any) -> RoomStore:
+    """The store the configuration asks for: Redis with REDIS_URL (LAB_REDIS_URL), else memory."""
+    idle = float(config.get("LIVE_IDLE_SECONDS", 4 * 3600))
+    url = config.get("REDIS_URL")
+    if url:
+        from app.web.live.redis_store import RedisStore
+
+        return RedisStore(url, idle=idle)
+    return MemoryStore(idle=idle)
