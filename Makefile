@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 VENDOR := static/vendor
 
-.PHONY: run test lint format golden bench assets inspector browser clean
+.PHONY: run test lint format golden bench assets inspector browser redis clean
 
 $(BIN)/mcp-lab: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,17 +38,27 @@ browser:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk; \
 	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk; fi; }
 
+# Live rooms across processes are tested against a real Redis: Debian's redis-server package.
+redis:
+	@command -v redis-server >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server; \
+	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server; fi; }
+
 translations: $(BIN)/mcp-lab
 	$(BIN)/pybabel compile -d app/translations -f
 
 run: $(BIN)/mcp-lab assets translations
 	$(BIN)/mcp-lab serve --host 127.0.0.1 --port 5000
 
-test: $(BIN)/mcp-lab assets inspector browser translations
+# The suite's Redis runs on a free port, without persistence, and stops with the suite.
+test: $(BIN)/mcp-lab assets inspector browser redis translations
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(BIN)/pytest -q
+	@port=$$($(BIN)/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'); \
+	redis-server --port $$port --bind 127.0.0.1 --save '' --appendonly no --loglevel warning & redis=$$!; \
+	trap 'kill $$redis 2>/dev/null; wait $$redis 2>/dev/null' EXIT; \
+	LAB_TEST_REDIS_URL=redis://127.0.0.1:$$port/0 $(BIN)/pytest -q
 
 lint: $(BIN)/mcp-lab
 	$(BIN)/ruff check .
@@ -67,6 +77,7 @@ bench: $(BIN)/mcp-lab assets
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/viewer.py
 	$(BIN)/python bench/schemas.py
+	$(BIN)/python bench/fanout.py
 
 clean:
 	rm -rf $(VENV) node_modules $(VENDOR) tests/inspector/node_modules

@@ -94,3 +94,43 @@ def browser() -> Iterator[object]:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """A real Redis for the live rooms: `make test`'s (LAB_TEST_REDIS_URL), else one started here.
+
+    Started like the Makefile does (Debian's redis-server on a free port, no persistence) when
+    pytest runs alone; the tests that need it are skipped when the server is not installed.
+    """
+    import os
+    import shutil
+    import subprocess
+    import time
+
+    import redis
+
+    url = os.environ.get("LAB_TEST_REDIS_URL")
+    proc = None
+    if not url:
+        if shutil.which("redis-server") is None:
+            pytest.skip("redis-server is not installed (make redis installs it)")
+        port = free_port()
+        proc = subprocess.Popen(
+            ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
+            + ["--appendonly", "no", "--loglevel", "warning"],
+            stdout=subprocess.DEVNULL,
+        )
+        url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url)
+    for _ in range(100):
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            time.sleep(0.05)
+    client.close()
+    yield url
+    if proc is not None:
+        proc.terminate()
+        proc.wait(timeout=5)

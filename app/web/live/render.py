@@ -9,7 +9,8 @@ poll's phase and on who looks (students vote, the instructor sees counts).
 
 `delta(before, after)` is what a page showing `before` needs to show `after`: only the regions
 whose HTML changed, and for the Transport log only the entries that are new or changed
-(appended to the list, or swapped by id), not the whole log again. Anything else (another
+(appended to the list, or swapped by id), not the whole log again, and for the timeline only
+the marks whose state changed. Anything else (another
 version or transport, a step back) sends the regions whole.
 """
 
@@ -38,6 +39,7 @@ STEP_REGIONS = (
 )
 _ENTRY = re.compile(r'<li class="frame[^"]*" id="(frame-\d+)">')
 APPEND = '<ol hx-swap-oob="beforeend:#panel-transport ol.log">'
+_MARK = re.compile(r'<a id="mark-\d+".*?</a>', re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -142,6 +144,16 @@ def transport_delta(before: str, after: str) -> str:
     return "".join(changed) + (APPEND + "".join(added) + "</ol>" if added else "")
 
 
+def timeline_delta(before: str, after: str) -> str:
+    """The timeline's change: the marks whose state changed (past, current), swapped by id."""
+    if before == after:
+        return ""
+    old, new = _MARK.findall(before), _MARK.findall(after)
+    if len(old) != len(new) or _MARK.sub("", before) != _MARK.sub("", after):
+        return after
+    return "".join(b for a, b in zip(old, new, strict=True) if a != b)
+
+
 def delta(before: dict[str, str] | None, after: dict[str, str]) -> str:
     """The regions of `after` that a page showing `before` lacks (all of them for None)."""
     if before is None:
@@ -150,6 +162,8 @@ def delta(before: dict[str, str] | None, after: dict[str, str]) -> str:
     for name, html in after.items():
         if name == "transport":
             parts.append(transport_delta(before.get(name, ""), html))
+        elif name == "timeline":
+            parts.append(timeline_delta(before.get(name, ""), html))
         elif before.get(name) != html:
             parts.append(html)
     return "".join(parts)

@@ -1,0 +1,73 @@
+"""Helpers for live-room tests: start a room over HTTP and talk to its socket like a page.
+
+`start_room(base)` does what the library's "Teach this live" form does (POST /live) and keeps
+the instructor's cookie; `LiveSocket` is a simple-websocket client that reads each message's
+marker (seq and mode) the way static/js/live.js does.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.error
+import urllib.request
+from typing import Any
+
+from simple_websocket import Client
+
+MARK = re.compile(r'^<div id="live-seq" hidden data-mode="(\w+)"(?: data-seq="(\d+)")?')
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def start_room(
+    base: str, scenario: str = "pagination", version: str = "2025-06-18", transport: str = "stdio"
+) -> tuple[str, str]:
+    """(code, instructor cookie "name=value") of a new room."""
+    opener = urllib.request.build_opener(_NoRedirect)
+    data = f"scenario={scenario}&version={version}&transport={transport}".encode()
+    try:
+        opener.open(urllib.request.Request(base + "/live", data=data))
+    except urllib.error.HTTPError as answer:
+        assert answer.code == 303
+        code = answer.headers["Location"].split("/")[2]
+        return code, answer.headers["Set-Cookie"].split(";")[0]
+    raise AssertionError("POST /live did not redirect")
+
+
+class LiveSocket:
+    def __init__(self, base: str, code: str, cookie: str = "", query: str = "") -> None:
+        url = base.replace("http", "ws") + f"/live/{code}/ws{query}"
+        headers = {"Origin": base} | ({"Cookie": cookie} if cookie else {})
+        self.ws = Client.connect(url, headers=headers)
+        self.seen: list[tuple[str, int | None, str]] = []
+
+    def send(self, command: str, **params: Any) -> None:
+        self.ws.send(json.dumps({"command": command, **params}))
+
+    def receive(self, timeout: float = 5) -> tuple[str, int | None, str]:
+        message = self.ws.receive(timeout=timeout)
+        assert message is not None, "nothing arrived"
+        match = MARK.match(message)
+        assert match, message[:200]
+        got = (match.group(1), int(match.group(2)) if match.group(2) else None, message)
+        self.seen.append(got)
+        return got
+
+    def until(self, needle: str, timeout: float = 5) -> str:
+        """The first message containing `needle` (earlier ones are kept in `seen`)."""
+        for _ in range(50):
+            mode, seq, message = self.receive(timeout)
+            if needle in message:
+                return message
+        raise AssertionError(f"{needle!r} never arrived")
+
+    def quiet(self, timeout: float = 0.3) -> bool:
+        """True when nothing arrives for `timeout` seconds."""
+        return self.ws.receive(timeout=timeout) is None
+
+    def close(self) -> None:
+        self.ws.close()

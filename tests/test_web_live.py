@@ -1,0 +1,228 @@
+"""The live classroom over HTTP and its websocket, as the contract in issue 10 writes it.
+
+HTTP through Flask's test client; sockets against the lab served from a thread (the
+`live_server` fixture), with simple-websocket clients playing the instructor and students.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import time
+
+from flask import Flask
+from flask.testing import FlaskClient
+from wsproto import ConnectionType
+from wsproto.connection import Connection
+from wsproto.events import TextMessage
+
+from app.web.live import frames
+from app.web.live.render import APPEND, transport_delta
+from tests.live_client import LiveSocket, start_room
+
+
+def create(client: FlaskClient, **form: str):
+    data = {"scenario": "pagination", "version": "2025-06-18", "transport": "stdio"} | form
+    return client.post("/live", data=data)
+
+
+def test_post_live_creates_a_room_and_makes_the_browser_its_instructor(client: FlaskClient):
+    answer = create(client)
+    assert answer.status_code == 303
+    code = re.fullmatch(r"/live/([A-Z2-9]{6})/present", answer.headers["Location"]).group(1)
+    cookie = answer.headers["Set-Cookie"]
+    assert cookie.startswith(f"mcp-lab-teach-{code}=")
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and f"Path=/live/{code}" in cookie
+    page = client.get(f"/live/{code}/present").get_data(as_text=True)
+    assert f">{code}</p>" in page
+    assert re.search(r'<svg role="img" viewBox="[^"]+" class="qr"><title>', page)
+    assert ">Open poll</button>" in page and ">Reveal answer</button>" in page
+    assert re.search(r'data-students="0"', page)
+    assert 'id="counter"' in page and "Step 1 of" in page
+
+
+def test_join_form_takes_codes_typed_loosely_and_says_when_one_is_unknown(client: FlaskClient):
+    code = create(client).headers["Location"].split("/")[2]
+    student = Flask.test_client(client.application)
+    form = student.get("/join").get_data(as_text=True)
+    assert 'name="code"' in form and 'action="/join"' in form
+    typed = f"{code[:3].lower()} {code[3:].lower()}"
+    answer = student.get("/join", query_string={"code": typed})
+    assert answer.status_code == 302 and answer.headers["Location"] == f"/live/{code}"
+    unknown = student.get("/join", query_string={"code": "zz zz zz"})
+    assert unknown.status_code == 404
+    assert "No room has the code zz zz zz" in unknown.get_data(as_text=True)
+    assert 'aria-invalid="true"' in unknown.get_data(as_text=True)
+
+
+def test_students_never_see_the_instructor_screen_or_secret(client: FlaskClient):
+    answer = create(client)
+    code = answer.headers["Location"].split("/")[2]
+    token = answer.headers["Set-Cookie"].split(";")[0].split("=", 1)[1]
+    student = Flask.test_client(client.application)
+    assert student.get(f"/live/{code}/present").status_code == 403
+    assert student.get(f"/live/{code}/results.csv").status_code == 403
+    assert student.post(f"/live/{code}/end").status_code == 403
+    page = student.get(f"/live/{code}")
+    assert page.status_code == 200 and token not in page.get_data(as_text=True)
+    assert "Step 1 of" in page.get_data(as_text=True)
+    assert all(token not in h for h in page.headers.getlist("Set-Cookie"))
+
+
+def test_a_one_time_link_adds_a_second_instructor_device(client: FlaskClient):
+    code = create(client).headers["Location"].split("/")[2]
+    minted = client.post(f"/live/{code}/device").get_data(as_text=True)
+    link = re.search(r'id="device-link" class="device-link" href="([^"]+)"', minted).group(1)
+    path = link.replace("http://localhost", "").replace("&amp;", "&")
+    tablet = Flask.test_client(client.application)
+    used = tablet.get(path)
+    assert used.status_code == 303 and "HttpOnly" in used.headers["Set-Cookie"]
+    assert tablet.get(f"/live/{code}/present").status_code == 200
+    assert client.get(f"/live/{code}/present").status_code == 200  # the first device still is
+    again = Flask.test_client(client.application)
+    assert again.get(path).status_code == 403
+
+
+def test_frames_are_what_a_websocket_client_decodes() -> None:
+    for text in ("hi", "é" * 100, "x" * 70000):
+        client = Connection(ConnectionType.CLIENT)
+        client.receive_data(frames.text_frame(text))
+        events = list(client.events())
+        assert "".join(e.data for e in events if isinstance(e, TextMessage)) == text
+        assert all(e.message_finished for e in events if isinstance(e, TextMessage))
+
+
+def test_a_next_step_sends_only_the_new_transport_entries() -> None:
+    def panel(*entries: str) -> str:
+        items = "".join(f'<li class="frame k-request" id="frame-{e}">{e}</li>' for e in entries)
+        return f'<section id="panel-transport"><h2>T</h2><ol class="log">{items}</ol></section>'
+
+    delta = transport_delta(panel("0", "1"), panel("0", "1", "2"))
+    assert delta == APPEND + '<li class="frame k-request" id="frame-2">2</li></ol>'
+    assert transport_delta(panel("0", "1", "2"), panel("0", "1")) == panel("0", "1")
+
+
+def test_students_follow_the_instructor_and_cannot_drive(live_server: str):
+    code, cookie = start_room(live_server)
+    teacher = LiveSocket(live_server, code, cookie)
+    assert teacher.receive()[0] == "full"
+    ann, bob = LiveSocket(live_server, code), LiveSocket(live_server, code)
+    assert ann.receive()[:2] == ("full", 0) and bob.receive()[:2] == ("full", 0)
+    for step in (1, 2, 3):
+        teacher.send("next")
+        for student in (ann, bob):
+            mode, seq, message = student.receive()
+            assert (mode, seq) == ("delta", step)
+            assert f"Step {step + 1} of" in message
+    for forged in (
+        {"command": "next"},
+        {"command": "goto", "step": 9},
+        {"command": "poll_open"},
+        {"command": "reveal"},
+        {"command": "end"},
+        {"command": "version", "version": "2024-11-05"},
+    ):
+        bob.send(**forged)
+        mode, seq, message = bob.receive()
+        assert mode == "local" and 'id="alert"' in message
+    assert ann.quiet()  # nothing was broadcast: the room did not move
+    late = LiveSocket(live_server, code)
+    mode, seq, message = late.receive()
+    assert (mode, seq) == ("full", 3) and "Step 4 of" in message
+    # A step's delta weighs far less than the whole state: the log is not sent again.
+    assert len(ann.seen[-1][2]) < len(message) * 0.6
+    for s in (teacher, ann, bob, late):
+        s.close()
+
+
+def test_a_student_browses_back_and_catches_up(live_server: str):
+    code, cookie = start_room(live_server)
+    teacher = LiveSocket(live_server, code, cookie)
+    ann = LiveSocket(live_server, code)
+    teacher.receive(), ann.receive()
+    for _ in range(3):
+        teacher.send("next")
+        ann.receive()
+    ann.send("prev")
+    mode, _, message = ann.receive()
+    assert mode == "local" and "Step 3 of" in message and "btn-catchup" in message
+    teacher.send("next")
+    mode, seq, message = ann.until('data-mode="notice"').join(["", ""]), None, None
+    notice = ann.seen[-1]
+    assert notice[0] == "notice" and notice[1] == 4 and "class is at step 5" in notice[2]
+    assert "Step 5 of" not in notice[2]
+    ann.send("catchup")
+    mode, seq, message = ann.receive()
+    assert (mode, seq) == ("full", 4) and "Step 5 of" in message
+    teacher.send("next")
+    assert ann.receive()[:2] == ("delta", 5)
+
+
+def test_a_poll_counts_changeable_answers_and_reveals_to_everyone(live_server: str):
+    code, cookie = start_room(live_server, scenario="pagination")
+    teacher = LiveSocket(live_server, code, cookie)
+    students = [LiveSocket(live_server, code) for _ in range(3)]
+    for s in (teacher, *students):
+        s.receive()
+    message = ""
+    for _ in range(40):  # step until a question
+        teacher.send("next")
+        message = [s.receive()[2] for s in students][0]  # students get room frames only
+        if 'class="checkpoint live-poll" data-state="idle"' in message:
+            break
+    else:
+        raise AssertionError("pagination has no question")
+    students[0].send("answer", choice=0)
+    assert "not open" in students[0].receive()[2]
+    teacher.send("poll_open")
+    assert 'data-state="open"' in teacher.until('data-state="open"')
+    for s in students:
+        assert 'data-state="open"' in s.receive()[2]
+    for s, choice in zip(students, (0, 1, 1), strict=True):
+        s.send("answer", choice=choice)
+        assert "Your answer is in" in s.receive()[2]
+    students[0].send("answer", choice=1)
+    students[0].receive()
+    counts = {}
+    deadline = time.monotonic() + 5
+    while not (counts.get(0) == 0 and counts.get(1) == 3) and time.monotonic() < deadline:
+        for choice, n in re.findall(r'data-choice="(\d)" data-count="(\d+)"', teacher.receive()[2]):
+            counts[int(choice)] = int(n)
+    assert counts.get(0) == 0 and counts.get(1) == 3
+    teacher.send("reveal")
+    for s in students:
+        message = s.until('data-state="revealed"')
+        assert 'id="feedback"' in message and "The answer:" in message
+    csv = f"{live_server}/live/{code}/results.csv"
+    import urllib.request
+
+    request = urllib.request.Request(csv, headers={"Cookie": cookie})
+    rows = urllib.request.urlopen(request).read().decode().splitlines()
+    assert rows[0].startswith("poll,version,transport,step,question,choice,text,votes,correct")
+    assert any(r.endswith(",3,yes") or r.endswith(",3,no") for r in rows[1:])
+
+
+def test_a_follower_that_stops_reading_is_dropped_and_others_keep_up(live_server: str):
+    code, cookie = start_room(live_server, transport="http")
+    teacher = LiveSocket(live_server, code, cookie)
+    fast = LiveSocket(live_server, code)
+    teacher.receive(), fast.receive()
+    stuck = socket.socket()
+    stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    stuck.connect(("127.0.0.1", int(live_server.rsplit(":", 1)[1])))
+    stuck.sendall(
+        f"GET /live/{code}/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    time.sleep(0.3)
+    steps = 150  # more bytes than the kernel's socket buffers absorb
+    for step in range(1, steps):
+        teacher.send("goto", step=12 if step % 2 else 1)
+        assert fast.receive()[1] == step
+    # The stuck socket's queue overflowed: it was dropped (shut down), the others kept going.
+    stuck.settimeout(5)
+    received = b""
+    while chunk := stuck.recv(1 << 20):
+        received += chunk
+    assert received.count(b'data-mode="delta"') < steps - 1  # it never got every step
+    stuck.close()
