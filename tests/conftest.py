@@ -117,8 +117,19 @@ def redis_url() -> Iterator[str]:
             pytest.skip("redis-server is not installed (make redis installs it)")
         port = free_port()
         proc = subprocess.Popen(
-            ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
-            + ["--appendonly", "no", "--loglevel", "warning"],
+            [
+                "redis-server",
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--loglevel",
+                "warning",
+            ],
             stdout=subprocess.DEVNULL,
         )
         url = f"redis://127.0.0.1:{port}/0"

@@ -60,7 +60,7 @@ class LiveSocket:
     def until(self, needle: str, timeout: float = 5) -> str:
         """The first message containing `needle` (earlier ones are kept in `seen`)."""
         for _ in range(50):
-            mode, seq, message = self.receive(timeout)
+            _mode, _seq, message = self.receive(timeout)
             if needle in message:
                 return message
         raise AssertionError(f"{needle!r} never arrived")

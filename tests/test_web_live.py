@@ -167,7 +167,8 @@ def test_a_poll_counts_changeable_answers_and_reveals_to_everyone(live_server: s
     message = ""
     for _ in range(40):  # step until a question
         teacher.send("next")
-        message = [s.receive()[2] for s in students][0]  # students get room frames only
+        messages = [s.receive()[2] for s in students]  # students get room frames only
+        message = messages[0]
         if 'class="checkpoint live-poll" data-state="idle"' in message:
             break
     else:
