@@ -1,0 +1,88 @@
+"""Rooms across processes: two gunicorn gevent servers sharing one real Redis.
+
+The serving model of a classroom (gunicorn's gevent worker, one greenlet per socket) is what
+these servers run. The instructor drives on one process; students on both follow every step
+in order, a vote cast on the other process is counted on the instructor's screen, and a late
+joiner on either gets the room's current state.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from tests.conftest import free_port
+from tests.live_client import LiveSocket, start_room
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def serve(port: int, redis_url: str) -> subprocess.Popen[bytes]:
+    env = os.environ | {"LAB_REDIS_URL": redis_url}
+    proc = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", "1"),
+            *("-b", f"127.0.0.1:{port}", "--log-level", "warning", "app.web.factory:create_app()"),
+        ],
+        cwd=ROOT,
+        env=env,
+    )
+    for _ in range(150):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("gunicorn did not start")
+
+
+@pytest.fixture
+def two_servers(redis_url: str) -> Iterator[tuple[str, str]]:
+    redis.Redis.from_url(redis_url).flushdb()
+    ports = free_port(), free_port()
+    procs = [serve(p, redis_url) for p in ports]
+    yield f"http://127.0.0.1:{ports[0]}", f"http://127.0.0.1:{ports[1]}"
+    for proc in procs:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_followers_on_two_processes_get_every_step_in_order(two_servers: tuple[str, str]):
+    a, b = two_servers
+    code, cookie = start_room(a)
+    teacher = LiveSocket(a, code, cookie)
+    here, there = LiveSocket(a, code), LiveSocket(b, code)
+    for s in (teacher, here, there):
+        assert s.receive()[0] == "full"
+    for step in range(1, 8):
+        teacher.send("next")
+        for s in (here, there):
+            assert s.receive()[:2] == ("delta", step)
+    late = LiveSocket(b, code)
+    mode, seq, message = late.receive()
+    assert (mode, seq) == ("full", 7) and "Step 8 of" in message
+    assert teacher.until('data-students="3"')
+    # A vote on process B reaches the instructor on process A.
+    for _ in range(10):
+        if 'data-state="idle"' in message and 'class="checkpoint live-poll"' in message:
+            break
+        teacher.send("next")
+        message = there.receive()[2]
+        here.receive(), late.receive()
+    teacher.send("poll_open")
+    there.until('data-state="open"')
+    there.send("answer", choice=1)
+    found = teacher.until('data-choice="1" data-count="1"')
+    assert re.search(r'data-choice="1" data-count="1"', found)
+    for s in (teacher, here, there, late):
+        s.close()
