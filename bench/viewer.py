@@ -109,6 +109,8 @@ def round_trips(url: str, last: int, questions: set[int]) -> tuple[list[float], 
         ws.send(json.dumps({"command": "next"}))
         fragment = ws.receive(timeout=5)
         samples.append(time.perf_counter() - began)
+        if 'id="counter"' not in fragment:  # a refusal is not a step: never mix them in
+            raise RuntimeError(f"step {step + 1} was refused: {fragment[:200]}")
         ws.receive(timeout=5), ws.receive(timeout=5)  # the timeline and session that follow
         size = max(size, len(fragment))
         step += 1
@@ -156,14 +158,22 @@ def main() -> None:
     lab_port, echo_port = free_port(), free_port()
     lab = create_app().extensions["lab"]
     scenario = lab.scenario(SCENARIO)
-    trace = lab.trace(SCENARIO, scenario.versions[0], scenario.transports[0])
+    # Measure the trace the socket really opens: name its version and transport in the URL
+    # (without them the socket opened the default version while the step count and the
+    # question positions came from the oldest one, so some samples were refused commands).
+    version = getattr(scenario, "default_version", scenario.versions[-1])
+    transport = scenario.transports[0]
+    trace = lab.trace(SCENARIO, version, transport)
     questions = {s["index"] for s in trace if s.get("checkpoint")}
     lab_proc = start(LAB.format(port=lab_port), lab_port)
     try:
         base = f"http://127.0.0.1:{lab_port}"
         raw, packed, floor_raw, floor_packed = weight(base, f"/scenario/{SCENARIO}")
         samples, size = round_trips(
-            f"ws://127.0.0.1:{lab_port}/ws/scenario/{SCENARIO}", len(trace) - 1, questions
+            f"ws://127.0.0.1:{lab_port}/ws/scenario/{SCENARIO}?version={version}"
+            f"&transport={transport}",
+            len(trace) - 1,
+            questions,
         )
     finally:
         lab_proc.terminate()

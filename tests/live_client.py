@@ -34,14 +34,16 @@ def start_room(
     except urllib.error.HTTPError as answer:
         assert answer.code == 303
         code = answer.headers["Location"].split("/")[2]
-        return code, answer.headers["Set-Cookie"].split(";")[0]
+        cookie = next(c for c in answer.headers.get_all("Set-Cookie") if "mcp-lab-teach-" in c)
+        return code, cookie.split(";")[0]
     raise AssertionError("POST /live did not redirect")
 
 
 class LiveSocket:
     def __init__(self, base: str, code: str, cookie: str = "", query: str = "") -> None:
         url = base.replace("http", "ws") + f"/live/{code}/ws{query}"
-        headers = {"Origin": base} | ({"Cookie": cookie} if cookie else {})
+        origin = base.rsplit(":", 1)[0]  # simple-websocket sends Host without the port
+        headers = {"Origin": origin} | ({"Cookie": cookie} if cookie else {})
         self.ws = Client.connect(url, headers=headers)
         self.seen: list[tuple[str, int | None, str]] = []
 
