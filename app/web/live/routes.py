@@ -72,11 +72,11 @@ def _instructor_cookie(response: Response, room: Room, token: str) -> None:
 @bp.post("/live")
 def create() -> Response:
     lab = current_app.extensions["lab"]
-    scenario = lab.scenario(str(request.form.get("scenario", "")))
+    scenario = lab.scenario(str(request.values.get("scenario", "")))
     if scenario is None:
         abort(404)
-    version = request.form.get("version")
-    transport = request.form.get("transport")
+    version = request.values.get("version")
+    transport = request.values.get("transport")
     if version not in scenario.versions:
         version = getattr(scenario, "default_version", scenario.versions[-1])
     if transport not in scenario.transports:
