@@ -17,7 +17,7 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import redis
@@ -81,7 +81,7 @@ class RedisStore:
         with self.redis.pipeline() as pipe:
             while True:
                 try:
-                    pipe.watch(key)
+                    pipe.watch(key)  # type: ignore[no-untyped-call]
                     raw = pipe.get(key)
                     if raw is None:
                         raise KeyError(code)
@@ -106,7 +106,7 @@ class RedisStore:
         return counts
 
     @staticmethod
-    def _counts(flat: list[bytes], choices: int) -> list[int]:
+    def _counts(flat: Sequence[bytes | str], choices: int) -> list[int]:
         counts = [0] * choices
         for name, value in zip(flat[::2], flat[1::2], strict=True):
             index = int(name)
@@ -135,7 +135,7 @@ class RedisStore:
     def listen(self, listener: Listener) -> None:
         self._listeners.append(listener)
         if self._thread is None:
-            self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+            self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
             self._pubsub.psubscribe(CHANNELS + "*")
             self._thread = threading.Thread(target=self._relay, name="live-relay", daemon=True)
             self._thread.start()

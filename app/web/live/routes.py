@@ -30,12 +30,14 @@ from flask import (
     url_for,
 )
 from flask_babel import gettext
+from werkzeug.wrappers import Response as BaseResponse
 
 from app.web import i18n
 from app.web.live import codes
 from app.web.live import room as rooms
 from app.web.live.fanout import Follower
 from app.web.live.room import Room, RoomError
+from app.web.live.service import Live
 from app.web.live.socket import instructor_cookie, is_instructor
 from app.web.render import VIEWS
 
@@ -43,8 +45,9 @@ bp = Blueprint("live", __name__)
 STUDENT = "mcp-lab-student"
 
 
-def _live() -> Any:
-    return current_app.extensions["live"]
+def _live() -> Live:
+    live: Live = current_app.extensions["live"]
+    return live
 
 
 def _room(code: str) -> Room:
@@ -57,7 +60,7 @@ def _room(code: str) -> Room:
     return room
 
 
-def _instructor_cookie(response: Response, room: Room, token: str) -> None:
+def _instructor_cookie(response: BaseResponse, room: Room, token: str) -> None:
     response.set_cookie(
         instructor_cookie(room.code),
         token,
@@ -70,13 +73,13 @@ def _instructor_cookie(response: Response, room: Room, token: str) -> None:
 
 
 @bp.post("/live")
-def create() -> Response:
+def create() -> BaseResponse:
     lab = current_app.extensions["lab"]
     scenario = lab.scenario(str(request.values.get("scenario", "")))
     if scenario is None:
         abort(404)
-    version = request.values.get("version")
-    transport = request.values.get("transport")
+    version = request.values.get("version", "")
+    transport = request.values.get("transport", "")
     if version not in scenario.versions:
         version = getattr(scenario, "default_version", scenario.versions[-1])
     if transport not in scenario.transports:
@@ -88,7 +91,7 @@ def create() -> Response:
 
 
 @bp.get("/join")
-def join() -> tuple[str, int] | Response:
+def join() -> tuple[str, int] | BaseResponse:
     lang = i18n.select_locale()
     typed = request.args.get("code")
     if typed is None:

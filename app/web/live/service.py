@@ -16,6 +16,8 @@ from typing import Any
 from flask import Flask, render_template, url_for
 from flask_babel import force_locale
 
+from app.engine.step import Checkpoint
+from app.web.lab import Lab
 from app.web.live import codes, frames
 from app.web.live import room as rooms
 from app.web.live.fanout import Follower, Hub
@@ -33,8 +35,9 @@ class Live:
         self._lock = threading.Lock()
 
     @property
-    def lab(self) -> Any:
-        return self.app.extensions["lab"]
+    def lab(self) -> Lab:
+        lab: Lab = self.app.extensions["lab"]
+        return lab
 
     @property
     def store(self) -> RoomStore:
@@ -76,7 +79,7 @@ class Live:
     def get(self, code: str | None) -> Room | None:
         return self.store.get(code) if code else None
 
-    def checkpoint(self, room: Room, step: int | None = None) -> dict[str, Any] | None:
+    def checkpoint(self, room: Room, step: int | None = None) -> Checkpoint | None:
         trace = self.lab.trace(room.scenario, room.version, room.transport)
         index = room.step if step is None else step
         return trace[min(index, len(trace) - 1)].get("checkpoint") or None
@@ -164,4 +167,5 @@ class Live:
         return codes.qr_svg(self.join_url(room), title)
 
     def vote_poll(self, room: Room, lang: str) -> str:
-        return poll_html(self.lab, self.cursor(room, lang, "student"), None, room.poll.id)
+        poll = room.poll.id if room.poll is not None else 0
+        return poll_html(self.lab, self.cursor(room, lang, "student"), None, poll)

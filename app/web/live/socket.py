@@ -18,7 +18,7 @@ import contextlib
 import json
 import secrets
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response, current_app, request
 from flask_babel import force_locale, gettext
@@ -31,6 +31,9 @@ from app.web.live.fanout import CLOSE, Follower
 from app.web.live.room import Room, RoomError
 from app.web.render import VIEWS
 from app.web.session import same_event
+
+if TYPE_CHECKING:
+    from app.web.live.service import Live
 
 bp = Blueprint("live_socket", __name__)
 
@@ -69,7 +72,7 @@ def _alert(live: Any, lang: str, message: str) -> bytes:
 class Conversation:
     """The commands of one live socket; `handle` returns the frames to write back."""
 
-    def __init__(self, live: Any, f: Follower, view: str) -> None:
+    def __init__(self, live: Live, f: Follower, view: str) -> None:
         self.live = live
         self.f = f
         self.view = view
@@ -177,14 +180,15 @@ class Conversation:
                 to = _int(cmd.get("step"))
             if not 0 <= to <= last:
                 raise Refused(gettext("There is no step %(n)s in this scenario.", n=to + 1))
-            live.store.change(code, lambda r: rooms.move(r, now, to, counts=counts))
+            target = to
+            live.store.change(code, lambda r: rooms.move(r, now, target, counts=counts))
         elif name in ("version", "transport"):
             scenario = live.lab.scenario(room.scenario)
             value = cmd.get(name)
             if value not in getattr(scenario, name + "s"):
                 raise ValueError(value)
-            version = value if name == "version" else room.version
-            transport = value if name == "transport" else room.transport
+            version = str(value) if name == "version" else room.version
+            transport = str(value) if name == "transport" else room.transport
             to = same_event(trace, room.step, live.lab.trace(room.scenario, version, transport))
             live.store.change(
                 code, lambda r: rooms.move(r, now, to, version, transport, counts=counts)
@@ -242,7 +246,8 @@ def live_socket(code: str) -> Response:
     room = live.get(codes.normalize(code))
     instructor = room is not None and is_instructor(room)
     lang = i18n.select_locale()
-    view = request.args.get("view") if request.args.get("view") in VIEWS else "overview"
+    asked = request.args.get("view", "")
+    view = asked if asked in VIEWS else "overview"
     voter = request.cookies.get("mcp-lab-student") or secrets.token_hex(8)
     f = Follower(
         code=room.code if room else "",
