@@ -8,14 +8,60 @@ marker (seq and mode) the way static/js/live.js does.
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
+import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 from simple_websocket import Client
 
 MARK = re.compile(r'^<div id="live-seq" hidden data-mode="(\w+)"(?: data-seq="(\d+)")?')
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def gevent_server(port: int, redis_url: str | None = None) -> subprocess.Popen[bytes]:
+    """The lab as a classroom runs it (gunicorn, one gevent worker), on 127.0.0.1:port."""
+    env = {k: v for k, v in os.environ.items() if k != "LAB_REDIS_URL"}
+    if redis_url:
+        env["LAB_REDIS_URL"] = redis_url
+    proc = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", "1"),
+            *("-b", f"127.0.0.1:{port}", "--log-level", "warning", "app.web.factory:create_app()"),
+        ],
+        cwd=ROOT,
+        env=env,
+    )
+    # Wait for the library page, not just the port: gunicorn run this way loads and validates
+    # the scenario library on its first request, seconds on a busy machine, and a socket test
+    # that met a cold worker timed out waiting for its first frame.
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30) as answer:
+                if answer.status == 200:
+                    return proc
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("gunicorn did not start")
+
+
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a server from gevent_server; kill it if open sockets hold its graceful shutdown."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):

@@ -8,53 +8,24 @@ joiner on either gets the room's current state.
 
 from __future__ import annotations
 
-import os
 import re
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import redis
 
 from tests.conftest import free_port
-from tests.live_client import LiveSocket, start_room
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def serve(port: int, redis_url: str) -> subprocess.Popen[bytes]:
-    env = os.environ | {"LAB_REDIS_URL": redis_url}
-    proc = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", "1"),
-            *("-b", f"127.0.0.1:{port}", "--log-level", "warning", "app.web.factory:create_app()"),
-        ],
-        cwd=ROOT,
-        env=env,
-    )
-    for _ in range(150):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return proc
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    raise RuntimeError("gunicorn did not start")
+from tests.live_client import LiveSocket, gevent_server, start_room, stop_server
 
 
 @pytest.fixture
 def two_servers(redis_url: str) -> Iterator[tuple[str, str]]:
     redis.Redis.from_url(redis_url).flushdb()
     ports = free_port(), free_port()
-    procs = [serve(p, redis_url) for p in ports]
+    procs = [gevent_server(p, redis_url) for p in ports]
     yield f"http://127.0.0.1:{ports[0]}", f"http://127.0.0.1:{ports[1]}"
     for proc in procs:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_server(proc)
 
 
 def test_followers_on_two_processes_get_every_step_in_order(two_servers: tuple[str, str]):

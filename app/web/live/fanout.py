@@ -7,6 +7,12 @@ writes its queue to its socket. A follower whose queue is full has stopped readi
 dropped (its socket shut down), so it never slows the others, and its page reconnects and
 rejoins with the room's current state.
 
+Counts (students present, votes per choice) are state, not events: a class of hundreds joining
+or voting at once sends one count per join or vote, more than any queue should hold. They go
+to a follower's `latest` slots instead, one per kind, each replaced by the newer count and
+rendered when the follower's handler next writes, so a burst costs the instructor one frame,
+not a full queue (and a drop).
+
 Students get, per event, two frames to choose from at write time: the delta (for a page that
 follows the class) and a notice (for a student browsing on their own, "detached"), so a
 student who detaches while frames wait in the queue never gets a step pushed over their page.
@@ -20,7 +26,9 @@ import contextlib
 import socket
 import threading
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from flask import Flask, has_request_context
@@ -45,6 +53,7 @@ class Follower:
     limit: int = 16
     bell: threading.Event = field(default_factory=threading.Event)
     frames: deque[Any] = field(default_factory=deque)
+    latest: dict[str, Callable[[], bytes]] = field(default_factory=dict)
     sock: Any = None
     dropped: bool = False
 
@@ -56,10 +65,22 @@ class Follower:
         self.bell.set()
         return True
 
+    def offer_latest(self, kind: str, make: Callable[[], bytes]) -> None:
+        """Replace this follower's pending `kind` count with a newer one (built at write time)."""
+        self.latest[kind] = make
+        self.bell.set()
+
+    def take_latest(self) -> list[Callable[[], bytes]]:
+        """The pending counts, oldest kind first, and none left pending."""
+        pending = list(self.latest.values())
+        self.latest.clear()
+        return pending
+
     def drop(self) -> None:
         """Stop serving this follower: its reader and writer wake up and find the socket gone."""
         self.dropped = True
         self.frames.clear()
+        self.latest.clear()
         if self.sock is not None:
             with contextlib.suppress(OSError):
                 self.sock.shutdown(socket.SHUT_RDWR)
@@ -112,21 +133,17 @@ class Hub:
         if kind == "room":
             self._room(Room.from_json(event["room"]), event["before"], followers)
         elif kind == "votes":
-            self._offer_each(
-                [f for f in followers if f.audience == "instructor"],
-                lambda f: self.live.counts_frame(code, event["poll"], event["counts"], f.lang),
-            )
+            poll, counts = event["poll"], event["counts"]
+            for f in followers:
+                if f.audience == "instructor":
+                    f.offer_latest(
+                        "votes", partial(self.live.counts_frame, code, poll, counts, f.lang)
+                    )
         elif kind == "students":
-            self._offer_each(
-                [f for f in followers if f.audience == "instructor"],
-                lambda f: self.live.students_frame(event["n"], f.lang),
-            )
-
-    def _offer_each(self, followers: list[Follower], make: Any) -> None:
-        built: dict[str, bytes] = {}
-        for f in followers:
-            frame = built.get(f.lang) or built.setdefault(f.lang, make(f))
-            self._offer(f, (frame, frame))
+            n = event["n"]
+            for f in followers:
+                if f.audience == "instructor":
+                    f.offer_latest("students", partial(self.live.students_frame, n, f.lang))
 
     def _offer(self, f: Follower, item: Any) -> None:
         if not f.offer(item):

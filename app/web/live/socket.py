@@ -231,6 +231,8 @@ def serve(ws: Any, f: Follower, talk: Conversation) -> None:
                 ws.close(reason=1000, message="room ended")
                 return
             sock.sendall(item[0] if f.attached or f.audience != "student" else item[1])
+        for make in f.take_latest():
+            sock.sendall(make())
         while ws.input_buffer:
             for frame in talk.handle(ws.input_buffer.pop(0)):
                 sock.sendall(frame)

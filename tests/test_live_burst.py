@@ -1,0 +1,60 @@
+"""A class that joins and votes all at once, on the serving model a classroom runs.
+
+Each join and each vote changes a count on the instructor's screen. Those counts once went
+through the instructor's bounded queue one frame per join: sixty students joining within a
+moment filled it, the instructor's socket was dropped as a follower that had stopped reading,
+and their next step reached nobody. Counts are now a latest value per kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from app.web.factory import create_app
+from app.web.live.fanout import Follower
+from tests.conftest import free_port
+from tests.live_client import LiveSocket, gevent_server, start_room, stop_server
+
+CLASS = 60
+
+
+@pytest.fixture(scope="module")
+def gevent_lab() -> Iterator[str]:
+    port = free_port()
+    proc = gevent_server(port)
+    yield f"http://127.0.0.1:{port}"
+    stop_server(proc)
+
+
+def test_a_class_joining_at_once_keeps_the_instructor_driving(gevent_lab: str):
+    code, cookie = start_room(gevent_lab)
+    teacher = LiveSocket(gevent_lab, code, cookie)
+    assert teacher.receive()[0] == "full"
+    with ThreadPoolExecutor(CLASS) as pool:
+        students = list(pool.map(lambda _: LiveSocket(gevent_lab, code), range(CLASS)))
+        assert all(m == "full" for m, _, _ in pool.map(lambda s: s.receive(), students))
+    assert teacher.until(f'data-students="{CLASS}"')
+    for step in (1, 2):
+        teacher.send("next")
+        with ThreadPoolExecutor(CLASS) as pool:
+            got = list(pool.map(lambda s: s.receive()[:2], students))
+        assert got == [("delta", step)] * CLASS
+    for s in (teacher, *students):
+        s.close()
+
+
+def test_a_burst_of_counts_is_one_pending_frame_with_the_newest_count():
+    app = create_app({"TESTING": True})
+    live = app.extensions["live"]
+    teacher = Follower(code="ROOM42", lang="en", audience="instructor", limit=4)
+    live.hub.add(teacher)
+    for n in range(1, 101):
+        live.hub.relay("ROOM42", {"kind": "students", "n": n})
+    assert not teacher.dropped and not teacher.frames
+    with app.test_request_context("/"):
+        pending = [make() for make in teacher.take_latest()]
+    assert len(pending) == 1 and b'data-students="100"' in pending[0]
+    assert teacher.take_latest() == []
