@@ -57,3 +57,18 @@ def test_followers_on_two_processes_get_every_step_in_order(two_servers: tuple[s
     assert re.search(r'data-choice="1" data-count="1"', found)
     for s in (teacher, here, there, late):
         s.close()
+
+
+def test_a_redis_that_is_gone_is_a_clear_page_and_the_lab_keeps_serving():
+    from app.web.factory import create_app
+
+    app = create_app({"TESTING": True, "REDIS_URL": f"redis://127.0.0.1:{free_port()}/0"})
+    client = app.test_client()
+    data = {"scenario": "pagination", "version": "2025-06-18", "transport": "stdio"}
+    answer = client.post("/live", data=data)
+    assert answer.status_code == 503
+    assert "The classroom service is not answering" in answer.get_data(as_text=True)
+    answer = client.post("/live", data=data, headers={"Accept-Language": "ru"})
+    assert "Служба класса не отвечает" in answer.get_data(as_text=True)
+    assert client.get("/live/ABCDEF").status_code == 503
+    assert client.get("/").status_code == 200

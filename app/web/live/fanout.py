@@ -56,13 +56,57 @@ class Follower:
     latest: dict[str, Callable[[], bytes]] = field(default_factory=dict)
     sock: Any = None
     dropped: bool = False
+    # Held by whoever writes to the socket: the follower's handler while it drains its queue
+    # or answers a command, the relay while it tries a write of its own.
+    writing: threading.Lock = field(default_factory=threading.Lock)
+
+    def pick(self, item: tuple[bytes, bytes]) -> bytes:
+        """The frame of a (delta, notice) pair this follower shows: a detached student's is
+        the notice."""
+        return item[0] if self.attached or self.audience != "student" else item[1]
 
     def offer(self, item: Any) -> bool:
-        """Queue a frame (or CLOSE) without blocking; False when the queue is full."""
+        """Write a frame now if the socket takes it without waiting, else queue it (or CLOSE);
+        False when the queue is full.
+
+        The direct write is what makes fan-out cheap: like websockets' broadcast(), the relay
+        hands the bytes to the kernel itself, so a follower that keeps up costs one send and
+        no wake-up of its handler. Only a follower whose socket is busy, or whose queue is
+        not empty (order), gets its frame queued for its handler to write.
+        """
+        if item is not CLOSE and not self.frames and self.writing.acquire(blocking=False):
+            try:
+                if not self.frames and self._write_now(self.pick(item)):
+                    return True
+            finally:
+                self.writing.release()
+            if self.dropped:
+                return True
         if len(self.frames) >= self.limit:
             return False
         self.frames.append(item)
         self.bell.set()
+        return True
+
+    def _write_now(self, data: bytes) -> bool:
+        """Send without blocking; the unsent rest goes first in the queue. True when handled."""
+        # Under gevent, `sock` is gevent's wrapper, whose send would wait for the socket;
+        # its `_sock` is the real, non-blocking socket. Under threads `sock` is that socket.
+        raw = getattr(self.sock, "_sock", self.sock)
+        if raw is None:
+            return False
+        try:
+            sent = raw.send(data, socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return False
+        except OSError:  # the peer has gone: its reader ends the handler
+            self.dropped = True
+            self.bell.set()
+            return False
+        if sent < len(data):
+            rest = data[sent:]
+            self.frames.appendleft((rest, rest))
+            self.bell.set()
         return True
 
     def offer_latest(self, kind: str, make: Callable[[], bytes]) -> None:

@@ -12,21 +12,24 @@ gevent) on a pattern subscription and hands every event to its local fan-out.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import redis
 
 from app.web.live.room import Room
-from app.web.live.store import ENDED_KEEP, Listener, room_event
+from app.web.live.store import ENDED_KEEP, Listener, StoreUnavailable, room_event
 
 PREFIX = "lab:"
 CHANNELS = PREFIX + "live:"
+# Redis connections per process (the relay's subscription has its own).
+POOL = 32
 
 VOTE = """
 local old = redis.call('HGET', KEYS[1], ARGV[1])
@@ -41,6 +44,22 @@ return redis.call('HGETALL', KEYS[2])
 """
 
 
+T = TypeVar("T", bound=Callable[..., Any])
+
+
+def _unavailable(method: T) -> T:
+    """Turn Redis' connection errors into the store's own StoreUnavailable."""
+
+    @functools.wraps(method)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(*args, **kwargs)
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            raise StoreUnavailable(str(exc)) from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
 def _key(code: str) -> str:
     return f"{PREFIX}room:{code}"
 
@@ -51,7 +70,11 @@ class RedisStore:
     def __init__(self, url: str, idle: float = 4 * 3600, clock: Callable[[], float] = time.time):
         self.idle = idle
         self.clock = clock
-        self.redis = redis.Redis.from_url(url)
+        # A bounded pool that makes a greenlet wait its turn: a class joining at once is
+        # hundreds of greenlets asking at the same moment, and an unbounded pool opened a
+        # connection for each until Redis or the pool refused ("Too many connections").
+        pool = redis.BlockingConnectionPool.from_url(url, max_connections=POOL, timeout=10)
+        self.redis = redis.Redis(connection_pool=pool)
         self._vote = self.redis.register_script(VOTE)
         self._listeners: list[Listener] = []
         self._thread: threading.Thread | None = None
@@ -69,13 +92,16 @@ class RedisStore:
     def _ttl(self, room: Room) -> int:
         return max(1, int(min(self.idle, ENDED_KEEP) if room.ended else self.idle))
 
+    @_unavailable
     def create(self, room: Room) -> bool:
         return bool(self.redis.set(_key(room.code), room.to_json(), ex=self._ttl(room), nx=True))
 
+    @_unavailable
     def get(self, code: str) -> Room | None:
         raw = self.redis.get(_key(code))
         return None if raw is None else Room.from_json(raw)
 
+    @_unavailable
     def change(self, code: str, move: Callable[[Room], Room]) -> tuple[Room, Room]:
         key = _key(code)
         with self.redis.pipeline() as pipe:
@@ -96,6 +122,7 @@ class RedisStore:
                 except redis.WatchError:
                     continue
 
+    @_unavailable
     def vote(self, code: str, poll: int, voter: str, choice: int, choices: int) -> list[int]:
         keys = [f"{PREFIX}votes:{code}:{poll}", f"{PREFIX}counts:{code}:{poll}"]
         flat = self._vote(keys=keys, args=[voter, str(choice), int(self.idle)])
@@ -114,11 +141,13 @@ class RedisStore:
                 counts[index] = max(0, int(value))
         return counts
 
+    @_unavailable
     def counts(self, code: str, poll: int, choices: int) -> list[int]:
         raw = self.redis.hgetall(f"{PREFIX}counts:{code}:{poll}")
         flat = [x for pair in raw.items() for x in pair]
         return self._counts(flat, choices)
 
+    @_unavailable
     def present(self, code: str, delta: int) -> int:
         key = f"{PREFIX}present:{code}"
         with self.redis.pipeline() as pipe:
@@ -132,6 +161,7 @@ class RedisStore:
             self.redis.publish(CHANNELS + code, json.dumps({"kind": "students", "n": n}))
         return n
 
+    @_unavailable
     def listen(self, listener: Listener) -> None:
         self._listeners.append(listener)
         if self._thread is None:

@@ -39,10 +39,18 @@ from app.web.live.fanout import Follower
 from app.web.live.room import Room, RoomError
 from app.web.live.service import Live
 from app.web.live.socket import instructor_cookie, is_instructor
+from app.web.live.store import StoreUnavailable
 from app.web.render import VIEWS
 
 bp = Blueprint("live", __name__)
 STUDENT = "mcp-lab-student"
+
+
+@bp.errorhandler(StoreUnavailable)
+def _unavailable(exc: StoreUnavailable) -> tuple[str, int]:
+    current_app.logger.warning("live: the room store is unavailable: %s", exc)
+    lang = i18n.select_locale()
+    return render_template("live/unavailable.html", lang=lang), 503
 
 
 def _live() -> Live:

@@ -21,7 +21,7 @@ from app.web.lab import Lab
 from app.web.live import codes, frames
 from app.web.live import room as rooms
 from app.web.live.fanout import Follower, Hub
-from app.web.live.render import Cursor, poll_html, regions
+from app.web.live.render import Cursor, output_html, poll_html, regions, step_regions
 from app.web.live.room import Room
 from app.web.live.store import RoomStore, open_store
 
@@ -33,6 +33,7 @@ class Live:
         self._store: RoomStore | None = None
         self._hub: Hub | None = None
         self._lock = threading.Lock()
+        self._warmed: set[tuple[str, str, str, str]] = set()
 
     @property
     def lab(self) -> Lab:
@@ -89,6 +90,33 @@ class Live:
         if poll is None or poll.step != room.step:
             return None
         return self.store.counts(room.code, poll.id, poll.choices)
+
+    def warm(self, room: Room, lang: str) -> None:
+        """Render the room's steps in `lang` ahead of the class, in the background.
+
+        The fragment cache is shared by every room on the same scenario, so each step is
+        rendered once per process and language anyway; doing it while the instructor shows
+        the join code keeps it off the moment a step goes out to the whole room.
+        """
+        key = (room.scenario, room.version, room.transport, lang)
+        with self._lock:
+            if key in self._warmed:
+                return
+            self._warmed.add(key)
+        threading.Thread(target=self._warm, args=key, name="live-warm", daemon=True).start()
+
+    def _warm(self, sid: str, version: str, transport: str, lang: str) -> None:
+        try:
+            with self.app.test_request_context("/"):
+                steps = len(self.lab.trace(sid, version, transport))
+                for step in range(steps):
+                    c = Cursor(sid, version, transport, step, lang)
+                    step_regions(self.lab, c)
+                    output_html(self.lab, c)
+                    poll_html(self.lab, c)
+                    time.sleep(0)  # a greenlet under gevent: let the sockets run between steps
+        except Exception:  # a render bug shows when the step is sent; never kill the process
+            self.app.logger.exception("warming %s %s %s %s failed", sid, version, transport, lang)
 
     # What pages show ------------------------------------------------------------------------
 

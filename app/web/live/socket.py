@@ -29,6 +29,7 @@ from app.web.live import codes, frames
 from app.web.live import room as rooms
 from app.web.live.fanout import CLOSE, Follower
 from app.web.live.room import Room, RoomError
+from app.web.live.store import StoreUnavailable
 from app.web.render import VIEWS
 from app.web.session import same_event
 
@@ -98,6 +99,14 @@ class Conversation:
                 return self.apply(cmd)
             except Refused as exc:
                 return [_alert(self.live, f.lang, str(exc))]
+            except StoreUnavailable:
+                return [
+                    _alert(
+                        self.live,
+                        f.lang,
+                        gettext("The classroom service is not answering. Try again in a moment."),
+                    )
+                ]
             except RoomError:
                 return [_alert(self.live, f.lang, gettext("The room cannot do that now."))]
             except json.JSONDecodeError:
@@ -190,9 +199,10 @@ class Conversation:
             version = str(value) if name == "version" else room.version
             transport = str(value) if name == "transport" else room.transport
             to = same_event(trace, room.step, live.lab.trace(room.scenario, version, transport))
-            live.store.change(
+            _was, moved = live.store.change(
                 code, lambda r: rooms.move(r, now, to, version, transport, counts=counts)
             )
+            live.warm(moved, self.f.lang)
         elif name == "poll_open":
             checkpoint = live.checkpoint(room)
             if checkpoint is None:
@@ -215,37 +225,50 @@ class Conversation:
 
 
 def serve(ws: Any, f: Follower, talk: Conversation) -> None:
-    """Write queued frames and carry out commands until the socket closes or is dropped."""
+    """Write queued frames and carry out commands until the socket closes or is dropped.
+
+    Every write holds `f.writing`, so the relay's own direct writes (Follower.offer) never
+    interleave with the handler's, and a frame queued before is always written first.
+    """
     sock = f.sock
-    for frame in talk.full():
-        sock.sendall(frame)
+    with f.writing:
+        for frame in talk.full():
+            sock.sendall(frame)
     idle_since = time.monotonic()
     while True:
         woke = f.bell.wait(timeout=PING_EVERY)
         f.bell.clear()
         if f.dropped:
             return
-        while f.frames:
-            item = f.frames.popleft()
-            if item is CLOSE:
-                ws.close(reason=1000, message="room ended")
-                return
-            sock.sendall(item[0] if f.attached or f.audience != "student" else item[1])
-        for make in f.take_latest():
-            sock.sendall(make())
+        with f.writing:
+            while f.frames:
+                item = f.frames.popleft()
+                if item is CLOSE:
+                    ws.close(reason=1000, message="room ended")
+                    return
+                sock.sendall(f.pick(item))
+            for make in f.take_latest():
+                sock.sendall(make())
         while ws.input_buffer:
-            for frame in talk.handle(ws.input_buffer.pop(0)):
-                sock.sendall(frame)
+            answers = talk.handle(ws.input_buffer.pop(0))
+            with f.writing:
+                for frame in answers:
+                    sock.sendall(frame)
         if not ws.connected:
             return
         if not woke and time.monotonic() - idle_since >= PING_EVERY:
-            sock.sendall(frames.PING)
+            with f.writing:
+                sock.sendall(frames.PING)
         idle_since = time.monotonic()
 
 
 def live_socket(code: str) -> Response:
     live = current_app.extensions["live"]
-    room = live.get(codes.normalize(code))
+    try:
+        room = live.get(codes.normalize(code))
+    except StoreUnavailable:
+        current_app.logger.warning("live socket %s: the room store is unavailable", code[:12])
+        room = None
     instructor = room is not None and is_instructor(room)
     lang = i18n.select_locale()
     asked = request.args.get("view", "")
@@ -275,13 +298,17 @@ def live_socket(code: str) -> Response:
                     ws.close(reason=1013, message="room is full")
                     return _done(ws)
             live.hub.add(f)
+            live.warm(room, f.lang)
             serve(ws, f, Conversation(live, f, view))
     except (ConnectionClosed, OSError):
         pass
+    except StoreUnavailable:
+        current_app.logger.warning("live socket %s: the room store went away", f.code)
     finally:
         live.hub.remove(f)
         if counted:
-            live.store.present(f.code, -1)
+            with contextlib.suppress(StoreUnavailable):  # the count expires with the room
+                live.store.present(f.code, -1)
     return _done(ws)
 
 

@@ -27,6 +27,10 @@ Clock = Callable[[], float]
 ENDED_KEEP = 3600.0
 
 
+class StoreUnavailable(Exception):
+    """The room store cannot be reached (Redis down or refusing): say so, keep serving."""
+
+
 def room_event(before: Room, after: Room) -> dict[str, Any]:
     """The event that tells followers how the room went from `before` to `after`."""
     return {
