@@ -150,3 +150,58 @@ def test_a_class_follows_votes_and_cannot_drive(browser, live_server: str):  # n
     finally:
         for made in contexts:
             made.close()
+
+
+PROJECTOR = {"width": 853, "height": 480}  # 1280×720 at 150 %
+
+
+def within(page: Page, selector: str) -> bool:
+    """The element is visible and wholly inside the viewport."""
+    box = page.locator(selector).first.bounding_box()
+    size = page.viewport_size
+    assert size is not None
+    return (
+        box is not None
+        and box["x"] >= 0
+        and box["y"] >= 0
+        and box["x"] + box["width"] <= size["width"] + 1
+        and box["y"] + box["height"] <= size["height"] + 1
+    )
+
+
+def test_the_projector_opens_on_the_join_screen_then_shows_stage_story_and_code(
+    browser,  # noqa: F811
+    live_server: str,
+):
+    made = browser.new_context(base_url=live_server, viewport=PROJECTOR, device_scale_factor=1.5)
+    try:
+        page = made.new_page()
+        page.goto("/?lang=en")
+        page.locator("#teach-pagination").click()
+        connected(page)
+        # A fresh room: the code and the QR fill the projector for the class to join.
+        expect(page.locator("body")).to_have_class(re.compile(r"\bjoin-large\b"))
+        assert within(page, "#room-code") and within(page, "svg.qr")
+        join = page.get_by_role("button", name=re.compile("Join screen"))
+        expect(join).to_have_attribute("aria-pressed", "true")
+        # The first step closes it; the stage, the story, Next and the code share the screen.
+        page.keyboard.press("ArrowRight")
+        expect(page.locator("#counter")).to_contain_text("Step 2 of")
+        expect(page.locator("body")).not_to_have_class(re.compile(r"\bjoin-large\b"))
+        expect(join).to_have_attribute("aria-pressed", "false")
+        for selector in ("#panel-overview svg.stage >> visible=true", "#btn-next", "#room-code"):
+            assert within(page, selector), selector
+        # The narration starts on screen (a long one scrolls within the story column).
+        top = page.locator("#narration").bounding_box()
+        assert top is not None and 0 <= top["y"] <= PROJECTOR["height"] - 60
+        # J brings the join screen back for latecomers, Escape puts it away.
+        page.keyboard.press("j")
+        expect(page.locator("body")).to_have_class(re.compile(r"\bjoin-large\b"))
+        assert within(page, "svg.qr")
+        page.keyboard.press("Escape")
+        expect(page.locator("body")).not_to_have_class(re.compile(r"\bjoin-large\b"))
+        assert page.evaluate("document.querySelectorAll('[id]').length") == page.evaluate(
+            "new Set([...document.querySelectorAll('[id]')].map(e => e.id)).size"
+        ), "ids are unique"
+    finally:
+        made.close()

@@ -25,6 +25,7 @@
       return;
     }
     if (head.seq <= last) { event.preventDefault(); return; }
+    if (head.mode === "delta") joinScreen(false);  // the class has started moving
     if (head.seq !== last + 1) {
       event.preventDefault();
       if (!asked) {
@@ -35,6 +36,19 @@
     }
     last = head.seq;
   });
+  /* The presenter's join screen: large at first, closed by the first step, J or its button
+     shows or hides it again, Escape hides it. */
+  var joinButton = document.getElementById("btn-join-screen");
+  function joinScreen(show) {
+    if (!joinButton) return;
+    body.classList.toggle("join-large", show);
+    joinButton.setAttribute("aria-pressed", show ? "true" : "false");
+  }
+  if (joinButton) {
+    joinButton.addEventListener("click", function () {
+      joinScreen(!body.classList.contains("join-large"));
+    });
+  }
   function markVote() {
     var poll = document.getElementById("checkpoint");
     if (!poll || !poll.dataset.poll) return;
@@ -54,6 +68,15 @@
     if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
     var t = event.target;
     if (t.closest && t.closest("input, select, textarea, [contenteditable]")) return;
+    if (joinButton && (event.key === "j" || event.key === "J")) {
+      joinScreen(!body.classList.contains("join-large"));
+      event.preventDefault();
+      return;
+    }
+    if (joinButton && event.key === "Escape" && body.classList.contains("join-large")) {
+      joinScreen(false);
+      return;
+    }
     if (event.key === "c" || event.key === "C") {
       var button = document.getElementById("btn-catchup");
       if (button) { button.click(); event.preventDefault(); }
