@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 from typing import Any
 
 from flask import Flask, render_template, url_for
@@ -34,6 +35,7 @@ class Live:
         self._hub: Hub | None = None
         self._lock = threading.Lock()
         self._warmed: set[tuple[str, str, str, str]] = set()
+        self._fulls: OrderedDict[tuple[str, int, str], bytes] = OrderedDict()
 
     @property
     def lab(self) -> Lab:
@@ -177,6 +179,21 @@ class Live:
         if f.audience == "instructor":
             return mark + body + self.controls_html(room, f.lang)
         return mark + body + self.bar_html(room, f.lang, attached=True)
+
+    def full_frame(self, room: Room, f: Follower) -> bytes:
+        """`full_html` as a frame; a following student's is built once per room state and
+        language, so a class that joins at once shares one frame instead of one each."""
+        if f.audience != "student" or not f.attached:
+            return frames.text_frame(self.full_html(room, f))
+        key = (room.code, room.seq, f.lang)
+        frame = self._fulls.get(key)
+        if frame is None:
+            frame = frames.text_frame(self.full_html(room, f))
+            with self._lock:
+                self._fulls[key] = frame
+                while len(self._fulls) > 64:
+                    self._fulls.popitem(last=False)
+        return frame
 
     def local_html(self, room: Room, f: Follower) -> str:
         """A detached student's own step, with the bar saying where the class is."""

@@ -85,7 +85,7 @@ class Conversation:
         return room
 
     def full(self) -> list[bytes]:
-        return [frames.text_frame(self.live.full_html(self.room(), self.f))]
+        return [self.live.full_frame(self.room(), self.f)]
 
     def handle(self, raw: Any) -> list[bytes]:
         f = self.f
@@ -231,35 +231,43 @@ def serve(ws: Any, f: Follower, talk: Conversation) -> None:
     interleave with the handler's, and a frame queued before is always written first.
     """
     sock = f.sock
+    # No local may keep a frame once written: this function's frame lives as long as the
+    # socket, and a whole-state frame is tens of kilobytes per follower.
     with f.writing:
-        for frame in talk.full():
-            sock.sendall(frame)
+        sock.sendall(b"".join(talk.full()))
     idle_since = time.monotonic()
     while True:
         woke = f.bell.wait(timeout=PING_EVERY)
         f.bell.clear()
         if f.dropped:
             return
-        with f.writing:
-            while f.frames:
-                item = f.frames.popleft()
-                if item is CLOSE:
-                    ws.close(reason=1000, message="room ended")
-                    return
-                sock.sendall(f.pick(item))
-            for make in f.take_latest():
-                sock.sendall(make())
+        if _write_pending(ws, f):
+            return
         while ws.input_buffer:
-            answers = talk.handle(ws.input_buffer.pop(0))
+            answers = b"".join(talk.handle(ws.input_buffer.pop(0)))
             with f.writing:
-                for frame in answers:
-                    sock.sendall(frame)
+                sock.sendall(answers)
+            del answers
         if not ws.connected:
             return
         if not woke and time.monotonic() - idle_since >= PING_EVERY:
             with f.writing:
                 sock.sendall(frames.PING)
         idle_since = time.monotonic()
+
+
+def _write_pending(ws: Any, f: Follower) -> bool:
+    """Write the follower's queue and pending counts; True when the room has ended."""
+    with f.writing:
+        while f.frames:
+            item = f.frames.popleft()
+            if item is CLOSE:
+                ws.close(reason=1000, message="room ended")
+                return True
+            f.sock.sendall(f.pick(item))
+        for make in f.take_latest():
+            f.sock.sendall(make())
+    return False
 
 
 def live_socket(code: str) -> Response:
@@ -282,7 +290,10 @@ def live_socket(code: str) -> Response:
         limit=int(current_app.config.get("LIVE_QUEUE", 16)),
     )
     # No permessage-deflate: the fan-out writes the same uncompressed frame to every socket.
-    environ = {k: v for k, v in request.environ.items() if k != "HTTP_SEC_WEBSOCKET_EXTENSIONS"}
+    # (in place: the Server keeps the environ it is given, and a copy would be one more
+    # dict per socket for as long as it is open)
+    environ = request.environ
+    environ.pop("HTTP_SEC_WEBSOCKET_EXTENSIONS", None)
     options = dict(current_app.config.get("SOCK_SERVER_OPTIONS", {}))
     options.pop("ping_interval", None)
     ws = Server(environ, event_class=lambda: f.bell, **options)
