@@ -230,3 +230,20 @@ def test_a_follower_that_stops_reading_is_dropped_and_others_keep_up(live_server
         received += chunk
     assert received.count(b'data-mode="delta"') < steps - 1  # it never got every step
     stuck.close()
+
+
+def test_the_present_page_warns_when_phones_cannot_reach_the_join_address(client: FlaskClient):
+    page = client.get(create(client).headers["Location"]).get_data(as_text=True)
+    assert 'id="reach-note"' in page and "--host 0.0.0.0" in page
+
+
+def test_lab_public_url_is_the_address_in_the_join_line_link_and_qr():
+    from app.web.factory import create_app
+
+    app = create_app({"TESTING": True, "PUBLIC_URL": "http://192.168.1.20:5000/"})
+    client = app.test_client()
+    page = client.get(create(client).headers["Location"]).get_data(as_text=True)
+    code = re.search(r'id="room-code"[^>]*>(\w{6})<', page).group(1)
+    assert f'href="http://192.168.1.20:5000/live/{code}"' in page
+    assert "Join at http://192.168.1.20:5000/join with the code" in page
+    assert 'id="reach-note"' not in page

@@ -173,6 +173,8 @@ def present(code: str) -> Any:
     lang = context["lang"]
     context |= {
         "qr": live.qr(room, lang),
+        "join_page": live.public_url("live.join"),
+        "unreachable": live.unreachable(),
         "join_url": live.join_url(room),
         "students": live.store.present(room.code, 0),
         "controls": live.controls_html(room, lang),

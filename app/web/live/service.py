@@ -14,7 +14,7 @@ import time
 from collections import OrderedDict
 from typing import Any
 
-from flask import Flask, render_template, url_for
+from flask import Flask, render_template, request, url_for
 from flask_babel import force_locale
 
 from app.engine.step import Checkpoint
@@ -201,8 +201,22 @@ class Live:
         body = "".join(self.regions(room, c).values())
         return frames.marker(None, "local") + body + self.bar_html(room, f.lang, attached=False)
 
+    def public_url(self, endpoint: str, **values: Any) -> str:
+        """An address for students' devices: under LAB_PUBLIC_URL when set, else this request's."""
+        base = str(self.config.get("PUBLIC_URL") or "").rstrip("/")
+        if base:
+            return base + url_for(endpoint, **values)
+        return url_for(endpoint, _external=True, **values)
+
     def join_url(self, room: Room) -> str:
-        return url_for("live.student", code=room.code, _external=True)
+        return self.public_url("live.student", code=room.code)
+
+    def unreachable(self) -> bool:
+        """True when the join address names this machine's loopback, which no phone can open."""
+        if self.config.get("PUBLIC_URL"):
+            return False
+        host = request.host.rsplit(":", 1)[0] if not request.host.startswith("[") else "::1"
+        return host in ("127.0.0.1", "localhost", "::1") or host.startswith("127.")
 
     def qr(self, room: Room, lang: str) -> str:
         with force_locale(lang):
