@@ -47,8 +47,11 @@ redis:
 translations: $(BIN)/mcp-lab
 	$(BIN)/pybabel compile -d app/translations -f
 
+# `make run HOST=0.0.0.0` serves a classroom's devices on the network (see README, Teaching live).
+HOST ?= 127.0.0.1
+PORT ?= 5000
 run: $(BIN)/mcp-lab assets translations
-	$(BIN)/mcp-lab serve --host 127.0.0.1 --port 5000
+	$(BIN)/mcp-lab serve --host $(HOST) --port $(PORT)
 
 # The suite's Redis runs on a free port, without persistence, and stops with the suite.
 test: $(BIN)/mcp-lab assets inspector browser redis translations

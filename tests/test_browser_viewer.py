@@ -294,7 +294,7 @@ def test_everything_is_reachable_by_tab_with_a_visible_focus_ring(open_page):
     page.goto(f"/scenario/pagination?step={int(question) + 1}")
     connected(page)
     names = set()
-    for _ in range(40):
+    for _ in range(60):
         page.keyboard.press("Tab")
         focused = page.evaluate(
             """() => { const e = document.activeElement;

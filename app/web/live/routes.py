@@ -131,10 +131,19 @@ def _page(room: Room, audience: str) -> dict[str, Any]:
 
 
 class SimpleViewer:
-    """What the shared partials read of a viewer (`v.sid`, `v.version`, `v.transport`)."""
+    """What the shared partials read of a viewer (`v.sid`, `v.version`, `v.transport`), and
+    `v.scenario.link` for their links (render.lab_url): a live page's language links stay on
+    the live page instead of leaving the room for the scenario's own viewer."""
 
     def __init__(self, room: Room) -> None:
         self.sid, self.version, self.transport = room.scenario, room.version, room.transport
+        self.code = room.code
+        self.scenario = self
+
+    def link(self, **query: Any) -> str:
+        lang = query.get("lang")
+        endpoint = request.endpoint or "live.student"
+        return url_for(endpoint, code=self.code, **({"lang": lang} if lang else {}))
 
 
 def _ended(room: Room) -> tuple[str, int]:
