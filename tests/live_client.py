@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -85,12 +86,18 @@ def start_room(
     raise AssertionError("POST /live did not redirect")
 
 
+def _daemon_thread(target: Any) -> threading.Thread:
+    return threading.Thread(target=target, daemon=True)
+
+
 class LiveSocket:
     def __init__(self, base: str, code: str, cookie: str = "", query: str = "") -> None:
         url = base.replace("http", "ws") + f"/live/{code}/ws{query}"
         origin = base.rsplit(":", 1)[0]  # simple-websocket sends Host without the port
         headers = {"Origin": origin} | ({"Cookie": cookie} if cookie else {})
-        self.ws = Client.connect(url, headers=headers)
+        # A daemon reader: a test that fails before closing its socket must not keep pytest
+        # from exiting (the server keeps the socket open, and a plain thread would wait on it).
+        self.ws = Client.connect(url, headers=headers, thread_class=_daemon_thread)
         self.seen: list[tuple[str, int | None, str]] = []
 
     def send(self, command: str, **params: Any) -> None:
