@@ -47,7 +47,7 @@ from app.mcp.events import Event, Output
 from app.mcp.jsonrpc import Message
 from app.mcp.schemas import check_message
 from app.mcp.server import MCPServer
-from app.stdio_server import UnknownServer, build_server, serve_stdio
+from app.serving.stdio_server import UnknownServer, build_server, serve_stdio
 
 Sender = Literal["client", "server"]
 

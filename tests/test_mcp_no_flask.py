@@ -18,7 +18,7 @@ WEB_PACKAGES = ("flask", "werkzeug", "flask_sock", "flask_babel", "htmx_flask", 
 
 
 def core_modules() -> list[str]:
-    names = ["app", "app.cli", "app.stdio_server"]
+    names = ["app", "app.cli", "app.serving.stdio_server"]
     for package in (app.mcp, app.engine):
         names.append(package.__name__)
         names += [m.name for m in pkgutil.iter_modules(package.__path__, package.__name__ + ".")]

@@ -18,7 +18,7 @@ from app.mcp import versions
 from app.mcp.jsonrpc import Message
 from app.mcp.schemas import check_message
 from app.mcp.server import MCPServer
-from app.stdio_server import build_server, serve_stdio
+from app.serving.stdio_server import build_server, serve_stdio
 from tests.pair import initialize_request
 
 

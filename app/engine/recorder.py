@@ -17,7 +17,7 @@ before and its narration in every language.
 A real session has no simulated world to take its state from: `session_state` builds it from
 what the recording side can see (one client, the server it talks to, the lab's own Host over
 the client's cache). `peer_message` records a message between peers the lab does not model
-(a real client as its served server sees it, in app.serving.live), with narration the caller
+(a real client as its served server sees it, in app.serving.sessions), with narration the caller
 wrote, as the same kind of step.
 
 A trace longer than `max_steps` raises `StepCap`, so a runaway scenario ends in a terminal

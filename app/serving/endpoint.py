@@ -51,7 +51,7 @@ from app.mcp.jsonrpc import Message
 from app.mcp.server import MCPServer
 
 from .catalog import Change, ServedServer
-from .live import LiveLog
+from .sessions import SessionLog
 
 __all__ = [
     "Exchange",
@@ -197,7 +197,7 @@ class McpEndpoint:
         self.stateless = _Conversation("stateless", "streamable-http", served.open())
         self._streams = 0
         # Every session recorded as trace steps for the live view (/lab/sessions, /lab/steps).
-        self.live = LiveLog(served)
+        self.live = SessionLog(served)
         self.observers.append(self.live.observe)
 
     # ----------------------------------------------------------------- helpers

@@ -53,7 +53,7 @@ def run_mcp_server(args: argparse.Namespace) -> int:
 
 
 def _serve_stdio(served: ServedServer, change_every: float | None) -> int:
-    from app.stdio_server import serve_stdio
+    from app.serving.stdio_server import serve_stdio
 
     from .stdio import ChangingStdio
 

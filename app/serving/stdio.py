@@ -1,6 +1,6 @@
 """The stdio shell for a served server whose catalog changes while a client is connected.
 
-`app.stdio_server.serve_stdio` is a plain blocking read loop, enough while nothing happens
+`app.serving.stdio_server.serve_stdio` is a plain blocking read loop, enough while nothing happens
 between two client lines. A server that changes on `--change-every` or on demand (SIGUSR1) must
 speak first, so this loop selects on stdin with the change timer as its timeout: each complete
 line goes to the one conversation `MCPServer` (through the same error handling as the blocking
@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from app.mcp.jsonrpc import Message
-from app.stdio_server import answer_line
+from app.serving.stdio_server import answer_line
 
 from .catalog import ServedServer
 

@@ -22,13 +22,13 @@ htmx = Htmx()
 def init_app(app: Flask) -> None:
     """Bind the extensions and register the blueprints of the web shell."""
     from app.web import (
+        classroom,
         course,
         embed,
         export,
         glossary,
         i18n,
         library,
-        live,
         lti,
         recorded,
         render,
@@ -61,4 +61,4 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(recorded.bp)
     app.register_blueprint(watch.bp)
     recorded.init_app(app)
-    live.init_app(app)
+    classroom.init_app(app)

@@ -1,7 +1,7 @@
 """The live view of real sessions: a page of `mcp-lab serve` watching a served MCP server.
 
 `mcp-lab mcp-server ... --transport http` records every client's session as trace steps while it
-happens (app.serving.live, through the engine's Recorder) and serves them as JSON on its own
+happens (app.serving.sessions, through the engine's Recorder) and serves them as JSON on its own
 loopback port (/lab/sessions, /lab/steps). This page, /watch?server=URL, shows them in the
 viewer's own four views: the page is the viewer's `_lab.html` over a session, and its websocket
 (/ws/watch) is the viewer's conversation (app.web.session: step, views, language, play) plus

@@ -33,9 +33,9 @@ from typing import Any
 
 from flask import Flask, has_request_context
 
-from app.web.live import frames
-from app.web.live.render import Cursor, delta, regions
-from app.web.live.room import Room
+from app.web.classroom import frames
+from app.web.classroom.render import Cursor, delta, regions
+from app.web.classroom.room import Room
 
 CLOSE = object()  # queued to end a follower's handler (the room ended)
 

@@ -96,9 +96,9 @@ def poll_html(lab: Lab, c: Cursor, counts: list[int] | None = None, poll: int = 
     context = _context(lab, c)
     args = {"phase": c.phase, "audience": c.audience, "counts": counts, "poll_id": poll}
     if c.audience == "instructor":  # counts change with every vote: not cached
-        return _render("live/_poll.html", c.lang, **context, **args)
+        return _render("classroom/_poll.html", c.lang, **context, **args)
     key = ("live", "poll", c.sid, c.version, c.transport, c.lang, c.step, c.phase, poll)
-    return lab.cached(key, lambda: _render("live/_poll.html", c.lang, **context, **args))
+    return lab.cached(key, lambda: _render("classroom/_poll.html", c.lang, **context, **args))
 
 
 def output_html(lab: Lab, c: Cursor) -> str:

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from app.web.live.room import Room
+from app.web.classroom.room import Room
 
 Listener = Callable[[str, dict[str, Any]], None]
 Clock = Callable[[], float]
@@ -159,7 +159,7 @@ def open_store(config: Any) -> RoomStore:
     idle = float(config.get("LIVE_IDLE_SECONDS", 4 * 3600))
     url = config.get("REDIS_URL")
     if url:
-        from app.web.live.redis_store import RedisStore
+        from app.web.classroom.redis_store import RedisStore
 
         return RedisStore(url, idle=idle)
     return MemoryStore(idle=idle)

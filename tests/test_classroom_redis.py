@@ -14,8 +14,8 @@ from collections.abc import Iterator
 import pytest
 import redis
 
+from tests.classroom_client import LiveSocket, gevent_server, start_room, stop_server
 from tests.conftest import free_port
-from tests.live_client import LiveSocket, gevent_server, start_room, stop_server
 
 
 @pytest.fixture

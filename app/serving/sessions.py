@@ -1,6 +1,6 @@
 """Each real client's session with a served server, recorded as trace steps while it happens.
 
-`LiveLog.observe` is an endpoint observer: every `Exchange` (a message with the HTTP text that
+`SessionLog.observe` is an endpoint observer: every `Exchange` (a message with the HTTP text that
 carried it) becomes one step of that client's session, written by the engine's own `Recorder`
 (app.engine.recorder), so a live session is the very kind of step a scenario's trace is and the
 viewer's four views show it. The lab has no `MCPClient` of its own in a real client's session,
@@ -41,7 +41,7 @@ from .catalog import Change, ServedServer
 if TYPE_CHECKING:
     from .endpoint import Exchange
 
-__all__ = ["LiveLog"]
+__all__ = ["SessionLog"]
 
 MAX_STEPS = 2000
 MAX_SESSIONS = 50
@@ -312,7 +312,7 @@ def _names(page: list[dict[str, Any]]) -> str | dict[str, str]:
     return ", ".join(names) if names else _SAY["none"]
 
 
-class LiveLog:
+class SessionLog:
     """The sessions of one served server, as steps."""
 
     def __init__(self, served: ServedServer):

@@ -13,10 +13,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from app.web.classroom.fanout import Follower
 from app.web.factory import create_app
-from app.web.live.fanout import Follower
+from tests.classroom_client import LiveSocket, gevent_server, start_room, stop_server
 from tests.conftest import free_port
-from tests.live_client import LiveSocket, gevent_server, start_room, stop_server
 
 CLASS = 60
 
@@ -48,7 +48,7 @@ def test_a_class_joining_at_once_keeps_the_instructor_driving(gevent_lab: str):
 
 def test_a_burst_of_counts_is_one_pending_frame_with_the_newest_count():
     app = create_app({"TESTING": True})
-    live = app.extensions["live"]
+    live = app.extensions["classroom"]
     teacher = Follower(code="ROOM42", lang="en", audience="instructor", limit=4)
     live.hub.add(teacher)
     for n in range(1, 101):

@@ -1,6 +1,6 @@
 """The live classroom of one app: its store, its fan-out, and the HTML of a room's own parts.
 
-`Live` lives in `app.extensions["live"]`. It opens the store the configuration asks for
+`Classroom` lives in `app.extensions["classroom"]`. It opens the store the configuration asks for
 (memory, or Redis with LAB_REDIS_URL) lazily, so a server that forks workers opens one Redis
 connection and one relay per process after the fork, and it turns rooms into what pages show:
 cursors, regions, the bar above the step, the instructor's controls, and whole-state frames
@@ -18,16 +18,16 @@ from flask import Flask, render_template, request, url_for
 from flask_babel import force_locale
 
 from app.engine.step import Checkpoint
+from app.web.classroom import codes, frames
+from app.web.classroom import room as rooms
+from app.web.classroom.fanout import Follower, Hub
+from app.web.classroom.render import Cursor, output_html, poll_html, regions, step_regions
+from app.web.classroom.room import Room
+from app.web.classroom.store import RoomStore, open_store
 from app.web.lab import Lab
-from app.web.live import codes, frames
-from app.web.live import room as rooms
-from app.web.live.fanout import Follower, Hub
-from app.web.live.render import Cursor, output_html, poll_html, regions, step_regions
-from app.web.live.room import Room
-from app.web.live.store import RoomStore, open_store
 
 
-class Live:
+class Classroom:
     def __init__(self, app: Flask) -> None:
         self.app = app
         self.config = app.config
@@ -142,13 +142,13 @@ class Live:
         return self.lab.cached(
             key,
             lambda: self._render(
-                "live/_bar.html", lang, attached=attached, room_step=room.step, total=total
+                "classroom/_bar.html", lang, attached=attached, room_step=room.step, total=total
             ),
         )
 
     def controls_html(self, room: Room, lang: str) -> str:
         return self._render(
-            "live/_controls.html",
+            "classroom/_controls.html",
             lang,
             room=room,
             checkpoint=self.checkpoint(room),
@@ -156,17 +156,19 @@ class Live:
         )
 
     def students_html(self, n: int, lang: str) -> str:
-        return self._render("live/_students.html", lang, students=n)
+        return self._render("classroom/_students.html", lang, students=n)
 
     def students_frame(self, n: int, lang: str) -> bytes:
         return frames.text_frame(frames.marker(None, "local") + self.students_html(n, lang))
 
     def counts_frame(self, code: str, poll: int, counts: list[int], lang: str) -> bytes:
-        html = self._render("live/_counts.html", lang, poll_id=poll, counts=counts)
+        html = self._render("classroom/_counts.html", lang, poll_id=poll, counts=counts)
         return frames.text_frame(frames.marker(None, "local") + html)
 
     def ended_html(self, room: Room, lang: str) -> str:
-        return frames.marker(room.seq, "full") + self._render("live/_ended.html", lang, room=room)
+        return frames.marker(room.seq, "full") + self._render(
+            "classroom/_ended.html", lang, room=room
+        )
 
     def full_html(self, room: Room, f: Follower) -> str:
         """Everything a page needs to show the room now (or, detached, the bar only)."""
@@ -209,7 +211,7 @@ class Live:
         return url_for(endpoint, _external=True, **values)
 
     def join_url(self, room: Room) -> str:
-        return self.public_url("live.student", code=room.code)
+        return self.public_url("classroom.student", code=room.code)
 
     def unreachable(self) -> bool:
         """True when the join address names this machine's loopback, which no phone can open."""

@@ -25,18 +25,18 @@ from flask_babel import force_locale, gettext
 from simple_websocket import ConnectionClosed, Server
 
 from app.web import i18n
-from app.web.live import codes, frames
-from app.web.live import room as rooms
-from app.web.live.fanout import CLOSE, Follower
-from app.web.live.room import Room, RoomError
-from app.web.live.store import StoreUnavailable
+from app.web.classroom import codes, frames
+from app.web.classroom import room as rooms
+from app.web.classroom.fanout import CLOSE, Follower
+from app.web.classroom.room import Room, RoomError
+from app.web.classroom.store import StoreUnavailable
 from app.web.render import VIEWS
 from app.web.session import same_event
 
 if TYPE_CHECKING:
-    from app.web.live.service import Live
+    from app.web.classroom.service import Classroom
 
-bp = Blueprint("live_socket", __name__)
+bp = Blueprint("classroom_socket", __name__)
 
 DRIVING = {"poll_open", "poll_close", "reveal", "end", "version", "transport", "play", "speed"}
 PING_EVERY = 25.0
@@ -73,7 +73,7 @@ def _alert(live: Any, lang: str, message: str) -> bytes:
 class Conversation:
     """The commands of one live socket; `handle` returns the frames to write back."""
 
-    def __init__(self, live: Live, f: Follower, view: str) -> None:
+    def __init__(self, live: Classroom, f: Follower, view: str) -> None:
         self.live = live
         self.f = f
         self.view = view
@@ -156,7 +156,9 @@ class Conversation:
             if not 0 <= choice < poll.choices:
                 raise ValueError(choice)
             self.live.store.vote(room.code, poll.id, f.voter, choice, poll.choices)
-            html = self.live._render("live/_voted.html", f.lang, poll_id=poll.id, choice=choice)
+            html = self.live._render(
+                "classroom/_voted.html", f.lang, poll_id=poll.id, choice=choice
+            )
             return [_local(html)]
         if name == "catchup":
             f.attached = True
@@ -270,8 +272,8 @@ def _write_pending(ws: Any, f: Follower) -> bool:
     return False
 
 
-def live_socket(code: str) -> Response:
-    live = current_app.extensions["live"]
+def classroom_socket(code: str) -> Response:
+    live = current_app.extensions["classroom"]
     try:
         room = live.get(codes.normalize(code))
     except StoreUnavailable:
@@ -338,4 +340,4 @@ def _done(ws: Any) -> Response:
     return WebSocketResponse()
 
 
-bp.add_url_rule("/live/<code>/ws", view_func=live_socket, websocket=True)
+bp.add_url_rule("/live/<code>/ws", view_func=classroom_socket, websocket=True)

@@ -16,9 +16,9 @@ from wsproto import ConnectionType
 from wsproto.connection import Connection
 from wsproto.events import TextMessage
 
-from app.web.live import frames
-from app.web.live.render import APPEND, transport_delta
-from tests.live_client import LiveSocket, start_room
+from app.web.classroom import frames
+from app.web.classroom.render import APPEND, transport_delta
+from tests.classroom_client import LiveSocket, start_room
 
 
 def create(client: FlaskClient, **form: str):

@@ -23,8 +23,8 @@ from typing import Any, TypeVar
 
 import redis
 
-from app.web.live.room import Room
-from app.web.live.store import ENDED_KEEP, Listener, StoreUnavailable, room_event
+from app.web.classroom.room import Room
+from app.web.classroom.store import ENDED_KEEP, Listener, StoreUnavailable, room_event
 
 PREFIX = "lab:"
 CHANNELS = PREFIX + "live:"

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 import redis
 
-from app.web.live import codes
-from app.web.live import room as rooms
-from app.web.live.redis_store import RedisStore
-from app.web.live.store import MemoryStore
+from app.web.classroom import codes
+from app.web.classroom import room as rooms
+from app.web.classroom.redis_store import RedisStore
+from app.web.classroom.store import MemoryStore
 
 
 @pytest.fixture(params=["memory", "redis"])

@@ -33,16 +33,16 @@ from flask_babel import gettext
 from werkzeug.wrappers import Response as BaseResponse
 
 from app.web import i18n
-from app.web.live import codes
-from app.web.live import room as rooms
-from app.web.live.fanout import Follower
-from app.web.live.room import Room, RoomError
-from app.web.live.service import Live
-from app.web.live.socket import instructor_cookie, is_instructor
-from app.web.live.store import StoreUnavailable
+from app.web.classroom import codes
+from app.web.classroom import room as rooms
+from app.web.classroom.fanout import Follower
+from app.web.classroom.room import Room, RoomError
+from app.web.classroom.service import Classroom
+from app.web.classroom.socket import instructor_cookie, is_instructor
+from app.web.classroom.store import StoreUnavailable
 from app.web.render import VIEWS
 
-bp = Blueprint("live", __name__)
+bp = Blueprint("classroom", __name__)
 STUDENT = "mcp-lab-student"
 
 
@@ -50,11 +50,11 @@ STUDENT = "mcp-lab-student"
 def _unavailable(exc: StoreUnavailable) -> tuple[str, int]:
     current_app.logger.warning("live: the room store is unavailable: %s", exc)
     lang = i18n.select_locale()
-    return render_template("live/unavailable.html", lang=lang), 503
+    return render_template("classroom/unavailable.html", lang=lang), 503
 
 
-def _live() -> Live:
-    live: Live = current_app.extensions["live"]
+def _live() -> Classroom:
+    live: Classroom = current_app.extensions["classroom"]
     return live
 
 
@@ -64,7 +64,7 @@ def _room(code: str) -> Room:
     if room is None:
         abort(404)
     if normal != code:
-        abort(redirect(url_for(request.endpoint or "live.student", code=normal), 308))
+        abort(redirect(url_for(request.endpoint or "classroom.student", code=normal), 308))
     return room
 
 
@@ -93,7 +93,7 @@ def create() -> BaseResponse:
     if transport not in scenario.transports:
         transport = scenario.transports[0]
     room, token = _live().create(scenario.id, version, transport)
-    response = redirect(url_for("live.present", code=room.code), 303)
+    response = redirect(url_for("classroom.present", code=room.code), 303)
     _instructor_cookie(response, room, token)
     return response
 
@@ -103,13 +103,13 @@ def join() -> tuple[str, int] | BaseResponse:
     lang = i18n.select_locale()
     typed = request.args.get("code")
     if typed is None:
-        return render_template("live/join.html", lang=lang, typed="", error=None), 200
+        return render_template("classroom/join.html", lang=lang, typed="", error=None), 200
     code = codes.normalize(typed)
     room = _live().get(code)
     if room is None:
         error = gettext("No room has the code %(code)s. Check it and try again.", code=typed[:20])
-        return render_template("live/join.html", lang=lang, typed=typed[:20], error=error), 404
-    return redirect(url_for("live.student", code=room.code))
+        return render_template("classroom/join.html", lang=lang, typed=typed[:20], error=error), 404
+    return redirect(url_for("classroom.student", code=room.code))
 
 
 def _page(room: Room, audience: str) -> dict[str, Any]:
@@ -142,13 +142,13 @@ class SimpleViewer:
 
     def link(self, **query: Any) -> str:
         lang = query.get("lang")
-        endpoint = request.endpoint or "live.student"
+        endpoint = request.endpoint or "classroom.student"
         return url_for(endpoint, code=self.code, **({"lang": lang} if lang else {}))
 
 
 def _ended(room: Room) -> tuple[str, int]:
     lang = i18n.select_locale()
-    return render_template("live/ended.html", lang=lang, room=room), 410
+    return render_template("classroom/ended.html", lang=lang, room=room), 410
 
 
 @bp.get("/live/<code>")
@@ -158,10 +158,10 @@ def student(code: str) -> Any:
         return _ended(room)
     live = _live()
     if live.store.present(room.code, 0) >= live.capacity:
-        return render_template("live/full.html", lang=i18n.select_locale(), room=room), 503
+        return render_template("classroom/full.html", lang=i18n.select_locale(), room=room), 503
     context = _page(room, "student")
     context["bar"] = live.bar_html(room, context["lang"], attached=True)
-    response = Response(render_template("live/student.html", **context))
+    response = Response(render_template("classroom/student.html", **context))
     if not request.cookies.get(STUDENT):
         response.set_cookie(
             STUDENT, secrets.token_hex(8), max_age=24 * 3600, httponly=True, samesite="Lax"
@@ -174,7 +174,7 @@ def present(code: str) -> Any:
     room = _room(code)
     if not is_instructor(room):
         lang = i18n.select_locale()
-        return render_template("live/forbidden.html", lang=lang, room=room), 403
+        return render_template("classroom/forbidden.html", lang=lang, room=room), 403
     if room.ended:
         return _ended(room)
     live = _live()
@@ -182,14 +182,14 @@ def present(code: str) -> Any:
     lang = context["lang"]
     context |= {
         "qr": live.qr(room, lang),
-        "join_page": live.public_url("live.join"),
+        "join_page": live.public_url("classroom.join"),
         "unreachable": live.unreachable(),
         "join_url": live.join_url(room),
         "students": live.store.present(room.code, 0),
         "controls": live.controls_html(room, lang),
         "students_html": live.students_html(live.store.present(room.code, 0), lang),
     }
-    return render_template("live/present.html", **context)
+    return render_template("classroom/present.html", **context)
 
 
 @bp.post("/live/<code>/device")
@@ -202,10 +202,12 @@ def device(code: str) -> Any:
     _live().store.change(
         room.code, lambda r: rooms.add_device_key(r, time.time(), codes.digest(key))
     )
-    link = url_for("live.teach", code=room.code, key=key, _external=True)
+    link = url_for("classroom.teach", code=room.code, key=key, _external=True)
     lang = i18n.select_locale()
     qr = codes.qr_svg(link, gettext("QR code of the instructor link"))
-    response = Response(render_template("live/device.html", lang=lang, room=room, link=link, qr=qr))
+    response = Response(
+        render_template("classroom/device.html", lang=lang, room=room, link=link, qr=qr)
+    )
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -221,8 +223,8 @@ def teach(code: str) -> Any:
         )
     except RoomError:
         lang = i18n.select_locale()
-        return render_template("live/forbidden.html", lang=lang, room=room, spent=True), 403
-    response = redirect(url_for("live.present", code=room.code), 303)
+        return render_template("classroom/forbidden.html", lang=lang, room=room, spent=True), 403
+    response = redirect(url_for("classroom.present", code=room.code), 303)
     _instructor_cookie(response, room, token)
     return response
 
@@ -235,7 +237,7 @@ def end(code: str) -> Any:
     counts = _live().poll_counts(room)
     with contextlib.suppress(RoomError):
         _live().store.change(room.code, lambda r: rooms.end(r, time.time(), counts))
-    return redirect(url_for("live.results", code=room.code), 303)
+    return redirect(url_for("classroom.results", code=room.code), 303)
 
 
 @bp.get("/live/<code>/results.csv")

@@ -2,7 +2,7 @@
 
 `start_room(base)` does what the library's "Teach this live" form does (POST /live) and keeps
 the instructor's cookie; `LiveSocket` is a simple-websocket client that reads each message's
-marker (seq and mode) the way static/js/live.js does.
+marker (seq and mode) the way static/js/classroom.js does.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Modules: `codes` (join codes, secrets, QR), `room` (the room as data and its moves, sans-IO),
 `store` and `redis_store` (one interface, in memory or in Redis), `render` (regions and
 deltas), `frames` (websocket frames encoded once), `fanout` (followers and the relay),
-`service` (the app's `Live`), `routes` (HTTP) and `socket` (the live websocket).
+`service` (the app's `Classroom`), `routes` (HTTP) and `socket` (the live websocket).
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from flask import Flask
 
 
 def init_app(app: Flask) -> None:
-    """Install `Live` and register the live blueprints."""
-    from app.web.live import routes, socket
-    from app.web.live.service import Live
+    """Install `Classroom` and register the live blueprints."""
+    from app.web.classroom import routes, socket
+    from app.web.classroom.service import Classroom
 
     app.config.setdefault("LIVE_IDLE_SECONDS", 4 * 3600)
     app.config.setdefault("LIVE_CAPACITY", 5000)
     app.config.setdefault("LIVE_QUEUE", 16)
-    app.extensions["live"] = Live(app)
+    app.extensions["classroom"] = Classroom(app)
     app.register_blueprint(routes.bp)
     app.register_blueprint(socket.bp)
