@@ -4,8 +4,9 @@ on demand, and opens a session in the four views.
 
 An SDK client (legacy session over Streamable HTTP) talks to the served server in this process;
 the web app is driven with Flask's test client, which fetches from the served server over the
-loopback socket as the real page does; the page's socket conversation (app.web.watch.Watch) is
-driven with a fake socket. tests/test_browser_watch.py has the same in Chromium.
+loopback socket as the real page does; the page's socket conversation
+(app.web.watch.socket.Watch) is driven with a fake socket. tests/test_browser_watch.py has the
+same in Chromium.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ from app.serving.endpoint import McpEndpoint
 from app.serving.http import HttpShell, loopback_origins
 from app.web.factory import create_app
 from app.web.recorded import parse_trace
-from app.web.watch import Feed, Watch
+from app.web.watch.feed import Feed
+from app.web.watch.socket import Watch
 from tests.test_engine_step import problems as schema_problems
 from tests.test_serving_inspector import LAUNCHER as INSPECTOR_LAUNCHER
 from tests.test_serving_inspector import NODE as INSPECTOR_NODE

@@ -59,6 +59,6 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(embed.bp)
     lti.init_app(app)
     app.register_blueprint(recorded.bp)
-    app.register_blueprint(watch.bp)
+    watch.init_app(app)
     recorded.init_app(app)
     classroom.init_app(app)
