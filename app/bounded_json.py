@@ -58,6 +58,12 @@ def depth_of(text: str, stop: int = DEPTH) -> int:
     return deepest
 
 
+def _not_json(name: str) -> Any:
+    # Python reads NaN and Infinity, which JSON does not have (RFC 8259): a peer that sent them
+    # would be told its message is fine by us and refused by everyone else.
+    raise JsonRefused("syntax", f"{name} is not JSON")
+
+
 def read_json(
     data: str | bytes | bytearray | memoryview | Any,
     limit: int,
@@ -86,7 +92,7 @@ def read_json(
     if depth_of(text, depth) > depth:
         raise JsonRefused("depth", f"more than {depth} levels", depth)
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_constant=_not_json)
     except json.JSONDecodeError as exc:
         raise JsonRefused("syntax", f"line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except RecursionError:  # cannot happen within DEPTH; kept so no caller ever sees it

@@ -17,7 +17,11 @@ owns sockets and parsing (h11); this module owns the MCP transport rules:
   it asked for) that lives until the client closes it, which is how 2026 HTTP cancels it.
 - HTTP+SSE at `/sse` (the 2024-11-05 transport): the GET stream names its POST endpoint in an
   `endpoint` event, each POST there is answered 202 and its reply travels on the stream.
-- An `Origin` header that is not this server's own loopback origin gets 403 (DNS rebinding).
+- Every request passes the lab's one guard (app.guard) first: a Host that does not name this
+  server, or a browser's request from another origin (another port of 127.0.0.1 included), gets
+  403 (DNS rebinding, cross-site requests); clients that send no Origin (SDKs, curl) pass.
+- Bodies are read by the lab's one bounded JSON reader (app.bounded_json): nesting deeper than
+  it allows is a -32700 parse error like any text that is not JSON, never a RecursionError.
 - `/lab/change` applies the next catalog change on demand, `/lab/status` tells what is served,
   `/lab/sessions` (with a `revision` that grows with every step) and
   `/lab/steps?session=ID[&since=N]` give each client's session as trace steps (live), for the
@@ -29,7 +33,7 @@ the HTTP frame that carried it, so a live view or a recorder can show the real b
 
 from __future__ import annotations
 
-import json
+import contextlib
 import uuid
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -37,6 +41,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from app import guard
+from app.bounded_json import JsonRefused, read_json
 from app.mcp import jsonrpc, versions
 from app.mcp.framing import (
     JSON_CONTENT,
@@ -74,6 +80,8 @@ REASONS = {
     500: "Internal Server Error",
 }
 LEGACY_SSE_HEADERS = (("Content-Type", SSE_CONTENT), ("Cache-Control", "no-cache"))
+# The largest JSON-RPC body read (the shell answers 413 before a larger one reaches us).
+MAX_MESSAGE = 4 * 1024 * 1024
 REPLAY_KEPT = 64  # events a legacy stream keeps for a reconnect with Last-Event-ID
 BACKLOG_KEPT = 256  # events kept for a session whose GET stream is not open
 
@@ -155,10 +163,6 @@ def _error(status: int, code: int, text: str, request_id: Any = None) -> HttpRes
     return _json_response(status, jsonrpc.error(request_id, code, text))
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 def _request_text(request: HttpRequest) -> str:
     head = [f"{request.method} {request.target} HTTP/1.1"]
     head += [f"{k}: {v}" for k, v in request.headers.items()]
@@ -212,18 +216,34 @@ class McpEndpoint:
             conv.key, conv.transport, conv.version, dict(conv.client), sender, message, frame, ch
         )
         for observer in self.observers:
-            observer(exchange)
+            # Recording is a side show: a message a recorder cannot take (a client's id that is
+            # an object, say) must not cost the client its answer or the server its loop.
+            with contextlib.suppress(Exception):
+                observer(exchange)
 
-    def _origin_allowed(self, request: HttpRequest) -> bool:
-        origin = request.headers.get("origin")
-        return origin is None or origin in self.origins
+    def _refusal(self, request: HttpRequest) -> str | None:
+        """Why app.guard refuses this request, or None. The endpoint serves no pages, so only
+        its own origins (and LAB_ALLOWED_ORIGINS, which `mcp-lab mcp-server` adds to them) are
+        browsers it takes; a client without Origin and Sec-Fetch-Site (every SDK, curl, the
+        lab's own watch client) is no browser and passes, as the MCP spec's Origin rule wants."""
+        hosts = [urlsplit(origin).netloc for origin in self.origins]
+        if not guard.host_allowed(request.headers.get("host"), hosts):
+            return "Host " + request.headers.get("host", "")[:100] + " is not this server"
+        refusal = guard.judge(
+            request.headers.get("origin"),
+            request.headers.get("sec-fetch-site"),
+            hosts,
+            guard.setting(self.origins),
+        )
+        return None if refusal is None else refusal.detail
 
     # ----------------------------------------------------------------- entry points
     def handle(self, request: HttpRequest) -> tuple[HttpResponse, list[Push]]:
         """Answer one HTTP request."""
-        if not self._origin_allowed(request):
-            # A page on another origin (a DNS-rebinding attack) must not reach a local server.
-            return _error(403, jsonrpc.INVALID_REQUEST, "Forbidden: Origin not allowed"), []
+        refusal = self._refusal(request)
+        if refusal is not None:
+            # A page on another origin (or a DNS-rebinding one) must not reach a local server.
+            return _error(403, jsonrpc.INVALID_REQUEST, f"Forbidden: {refusal}"), []
         parts = urlsplit(request.target)
         route = (request.method, parts.path)
         if parts.path == "/mcp":
@@ -382,9 +402,13 @@ class McpEndpoint:
             text = "Content-Type must be application/json"
             return None, _error(415, jsonrpc.INVALID_REQUEST, text)
         try:
-            return json.loads(request.body.decode("utf-8"), parse_constant=_reject_constant), None
-        except (UnicodeDecodeError, ValueError):
-            return None, _error(400, jsonrpc.PARSE_ERROR, "Parse error")
+            return read_json(request.body, MAX_MESSAGE), None
+        except JsonRefused as exc:
+            # Text that is not JSON is a plain parse error; JSON past the reader's bounds says
+            # which bound, so a client can tell a refusal from its own malformed message.
+            why = None if exc.reason == "syntax" else str(exc)
+            refused = jsonrpc.error(None, jsonrpc.PARSE_ERROR, "Parse error", why)
+            return None, _json_response(413 if exc.reason == "size" else 400, refused)
 
     def _receive(
         self, conv: _Conversation, message: Any, frame: str, channel: str

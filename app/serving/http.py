@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 
 import h11
 
-from .endpoint import HttpRequest, HttpResponse, McpEndpoint, Push
+from .endpoint import MAX_MESSAGE, HttpRequest, HttpResponse, McpEndpoint, Push
 
 __all__ = ["HttpShell", "loopback_origins"]
 
-MAX_BODY = 4 * 1024 * 1024  # a JSON-RPC message larger than this is refused with 413
+MAX_BODY = MAX_MESSAGE  # a JSON-RPC message larger than this is refused with 413
 MAX_BUFFERED = 1024 * 1024  # a reader this far behind loses its connection
 READ_CHUNK = 65536
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import os
 import signal
 import sys
 from types import FrameType
 
+from app import guard
 from app.engine.scenario import ScenarioInvalid
 
 from .catalog import ServedServer, UnknownServer, load_served
@@ -81,7 +83,10 @@ def _serve_http(served: ServedServer, host: str, port: int, change_every: float 
     except OSError as exc:
         _say(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
         return 2
-    endpoint.origins = loopback_origins(host, shell.port)
+    # Its own loopback origins, and those LAB_ALLOWED_ORIGINS names (as for `mcp-lab serve`),
+    # e.g. a browser-based client on another port that the user trusts.
+    allowed = guard.setting(os.environ.get("LAB_ALLOWED_ORIGINS", ""))
+    endpoint.origins = loopback_origins(host, shell.port) | allowed
     base = f"http://{host}:{shell.port}"
     name = f"{served.config.name} {served.config.version}"
     _say(f"serving {name} at {base}/mcp (Streamable HTTP) and {base}/sse (HTTP+SSE, 2024-11-05)")

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from app.mcp.jsonrpc import Message
-from app.serving.stdio_server import answer_line
+from app.serving.stdio_server import MAX_LINE, answer_line
 
 from .catalog import ServedServer
 
@@ -78,6 +78,7 @@ class ChangingStdio:
         selector.register(self.stdin_fd, selectors.EVENT_READ, "stdin")
         selector.register(self._wake_reader, selectors.EVENT_READ, "wake")
         pending = b""
+        skipping = False  # inside a line already refused as too long
         due = time.monotonic() + self.change_every if self.change_every else None
         try:
             while True:
@@ -97,9 +98,15 @@ class ChangingStdio:
                         return
                     pending += chunk
                     *lines, pending = pending.split(b"\n")
+                    if skipping:  # the tail of a refused line goes, up to its newline
+                        skipping = not lines
+                        lines, pending = lines[1:], (b"" if skipping else pending)
                     for line in lines:
                         if line.strip():
                             self._answer(line)
+                    if len(pending) > MAX_LINE:  # a line that never ends: refused once
+                        self._answer(pending)
+                        pending, skipping = b"", True
                 if due is not None and time.monotonic() >= due:
                     self._change()
                     due = time.monotonic() + (self.change_every or 0)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
+from app.bounded_json import JsonRefused, read_json
 from app.engine.runner import server_config
 from app.mcp import jsonrpc
 from app.mcp.jsonrpc import Message
@@ -34,13 +35,8 @@ def build_server(scenario_id_or_path: str, server_id: str) -> MCPServer:
     return MCPServer(server_config(spec))
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _parse(line: str) -> Any:
-    """One line as JSON; NaN and Infinity (which Python accepts) are not JSON."""
-    return json.loads(line, parse_constant=_reject_constant)
+# The longest line read as one message; a longer one is answered with a parse error.
+MAX_LINE = 4 * 1024 * 1024
 
 
 def _handle(server: MCPServer, message: Any) -> list[Message]:
@@ -85,9 +81,10 @@ def answer_line(server: MCPServer, line: str) -> list[Message | list[Message]]:
     """What the server writes for one line of input: each item is one line out (a batch's
     replies are one line, an array). A line that is not JSON gets a parse error."""
     try:
-        message = _parse(line)
-    except ValueError:  # json.JSONDecodeError is a ValueError
-        return [jsonrpc.error(None, jsonrpc.PARSE_ERROR, "Parse error")]
+        message = read_json(line, MAX_LINE)  # bounded: 4,000 '[' are refused, not a crash
+    except JsonRefused as exc:
+        why = None if exc.reason == "syntax" else str(exc)  # as app.serving.endpoint says it
+        return [jsonrpc.error(None, jsonrpc.PARSE_ERROR, "Parse error", why)]
     if isinstance(message, list):
         answer = answer_batch(server, message)
         return [] if answer is None else [answer]
@@ -97,9 +94,12 @@ def answer_line(server: MCPServer, line: str) -> list[Message | list[Message]]:
 def serve_stdio(server: MCPServer, stdin: TextIO, stdout: TextIO) -> None:
     """Serve until end of input: one JSON-RPC message per line in, one per line out."""
     while True:
-        line = stdin.readline()
+        line = stdin.readline(MAX_LINE + 1)  # a line without end must not fill the memory
         if not line:
             return
+        if len(line) > MAX_LINE and not line.endswith("\n"):
+            while (rest := stdin.readline(65536)) and not rest.endswith("\n"):
+                pass  # the rest of the overlong line: skipped, then answered as one refusal
         if not line.strip():
             continue
         for reply in answer_line(server, line):
