@@ -16,7 +16,7 @@ from app.mcp import versions
 from app.mcp.host import PreparedCall, approval
 from app.mcp.tooldiff import diff_tools
 
-from . import narration
+from . import interventions, narration, polling
 from .recorder import actor
 
 if TYPE_CHECKING:
@@ -49,11 +49,14 @@ def connect(run: Runner, target: str, action: dict[str, Any]) -> None:
             )
         out = run.world.clients[sid].start()
         run.send_from_client(sid, out, host_started=True)
-        run.settle()
+        if not action.get("wait"):
+            run.settle()
 
 
 def list_tools(run: Runner, target: str, action: dict[str, Any]) -> None:
     for sid in targets(run, target):
+        if interventions.unready(run, sid):
+            continue
         client = run.world.clients[sid]
         out = client.list_tools(force=bool(action.get("force")), reason="host asked")
         hit = next((e for e in out.events if isinstance(e, ev.CacheHit)), None)
@@ -79,6 +82,8 @@ def list_tools(run: Runner, target: str, action: dict[str, Any]) -> None:
 
 def refresh(run: Runner, target: str, action: dict[str, Any]) -> None:
     for sid in targets(run, target):
+        if interventions.unready(run, sid):
+            continue
         client = run.world.clients[sid]
         out = client.refresh(reason="host asked", restart=bool(action.get("restart")))
         run.send_from_client(sid, out, host_started=True)
@@ -122,14 +127,17 @@ def model_request(run: Runner, prompt: str, action: dict[str, Any]) -> None:
 
 
 def advance_clock(run: Runner, ms: int, action: dict[str, Any]) -> None:
-    run.world.clock.advance(ms)
-    run.emit(
-        "clock",
-        "host",
-        "host",
-        phrase="clock.advance",
-        params={"seconds": seconds(ms), "total": seconds(run.world.clock.now_ms())},
-    )
+    def jump(by: int) -> None:
+        run.world.clock.advance(by)
+        run.emit(
+            "clock",
+            "host",
+            "host",
+            phrase="clock.advance",
+            params={"seconds": seconds(by), "total": seconds(run.world.clock.now_ms())},
+        )
+
+    polling.advance(run, ms, jump, lambda sid: list_tools(run, sid, {}))
 
 
 def server_change(run: Runner, sid: str, action: dict[str, Any]) -> None:
@@ -297,6 +305,16 @@ def note(run: Runner, _: Any, action: dict[str, Any]) -> None:
     run.emit("internal", "host", "host", phrase="note")
 
 
+def restart_server(run: Runner, target: str, action: dict[str, Any]) -> None:
+    for sid in targets(run, target):
+
+        def reconnect(sid: str = sid) -> None:  # what a host does when a process comes back
+            connect(run, sid, {})
+            list_tools(run, sid, {})
+
+        interventions.restart(run, sid, reconnect)
+
+
 VERBS: dict[str, Callable[[Runner, Any, dict[str, Any]], None]] = {
     "connect": connect,
     "list_tools": list_tools,
@@ -314,4 +332,6 @@ VERBS: dict[str, Callable[[Runner, Any, dict[str, Any]], None]] = {
     "set_user": set_user,
     "set_host": set_host,
     "note": note,
+    "lose": interventions.lose,
+    "restart_server": restart_server,
 }

@@ -45,6 +45,9 @@ CLIENT_KEYS: dict[str, tuple[str, Convert]] = {
     "listen": ("listen", _same),
     "probe": ("probe_discover", _same),
     "maxPages": ("max_pages", _same),
+    "cache": ("cache", _same),
+    "refreshOnListChanged": ("refresh_on_list_changed", _same),
+    "rediscoverOnFailedCall": ("rediscover_on_failed_call", _same),
 }
 HOST_KEYS: dict[str, tuple[str, Convert]] = {
     "user": ("user", _same),

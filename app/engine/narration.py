@@ -270,6 +270,8 @@ def for_server_message(
     }
     method = message.get("method")
     if method == "notifications/tools/list_changed":
+        if ev.ListChangedIgnored in seen:
+            return "note.list-changed-ignored", {**base, "generation": client.cache.generation}
         if ev.RefreshQueued in seen:
             return "note.list-changed-gathering", {**base, "generation": in_gather}
         return "note.list-changed", {**base, "generation": client.cache.generation}
@@ -398,6 +400,7 @@ _CONSOLE_PARAMS: dict[type[Event], Callable[[Any], dict[str, Any]]] = {
     },
     ev.CacheHit: lambda e: {"generation": e.generation},
     ev.ListChanged: lambda e: {},
+    ev.ListChangedIgnored: lambda e: {},
     ev.RefreshQueued: lambda e: {"generation": e.generation},
     ev.StaleResponse: lambda e: {"generation": e.generation},
     ev.RepeatedCursor: lambda e: {},

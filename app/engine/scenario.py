@@ -38,7 +38,11 @@ ACTION_VERBS = (
     "set_user",
     "set_host",
     "note",
+    "lose",
+    "restart_server",
 )
+# Verbs whose argument names a server (or `all`).
+SERVER_VERBS = ("connect", "list_tools", "refresh", "server_change", "send", "restart_server")
 _FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -183,9 +187,7 @@ def validate(data: Any, node: yaml.Node | None, file: str) -> list[ScenarioError
             continue
         verb = verbs[0]
         target = action[verb]
-        if verb in ("connect", "list_tools", "refresh", "server_change", "send") and (
-            target != "all" and target not in server_ids
-        ):
+        if verb in SERVER_VERBS and target != "all" and target not in server_ids:
             err(["script", i, verb], f"unknown server {target!r}; servers are {server_ids}")
         if verb == "send" and "method" not in action:
             err(["script", i], "send needs a method")

@@ -58,7 +58,11 @@ def on_error(client: MCPClient, pending: Pending, err: dict[str, Any]) -> Output
         # The tool is known and the arguments break its schema: the model's mistake, not a
         # stale list. Re-listing would change nothing; the host tells the model instead.
         return Output(events=[rejected, ev.CallArgumentsInvalid(name)])
-    if err.get("code") == jsonrpc.INVALID_PARAMS and name not in client.retried:
+    if (
+        err.get("code") == jsonrpc.INVALID_PARAMS
+        and name not in client.retried
+        and client.config.rediscover_on_failed_call
+    ):
         # Maybe our list is stale: re-discover once, then retry if the tool still exists.
         client.retried.add(name)
         client.awaiting_rediscovery.append(call)

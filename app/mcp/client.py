@@ -50,6 +50,10 @@ class ClientConfig:
     listen: bool = True
     probe_discover: bool = True
     max_pages: int = 100
+    # The client's policy, each a habit real clients differ in (none is a rule of the spec):
+    cache: bool = True  # False: every list goes to the server, whatever the TTL says
+    refresh_on_list_changed: bool = True  # False: list_changed is read and ignored
+    rediscover_on_failed_call: bool = True  # False: an unknown-tool error is only reported
     http: bool = False  # on Streamable HTTP, where x-mcp-header annotations bind (2026-07-28)
 
 

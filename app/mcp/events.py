@@ -316,6 +316,12 @@ class ListChanged(Event):
 
 
 @dataclass(frozen=True)
+class ListChangedIgnored(Event):
+    kind: ClassVar[str] = "list-changed-ignored"
+    declared: bool
+
+
+@dataclass(frozen=True)
 class OtherNotification(Event):
     kind: ClassVar[str] = "notification"
     method: str

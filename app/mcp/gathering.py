@@ -101,6 +101,7 @@ def list_tools(client: MCPClient, *, force: bool, reason: str) -> Output:
     """The host asks for the tools: a cache hit sends nothing; otherwise gather what is needed."""
     client.advance(lifecycle.LIST_TOOLS)
     cache = client.cache
+    force = force or not client.config.cache  # a client without a cache always asks
     if not force and cache_fresh(client):
         assert cache.expires_at_ms is not None
         left = cache.expires_at_ms - client.clock.now_ms()

@@ -41,6 +41,10 @@ def on_notification(client: MCPClient, message: Message) -> Output:
         honoured = (message.get("params") or {}).get("notifications") or {}
         return Output(events=[ev.ListenAcknowledged(honoured)])
     if method == "notifications/tools/list_changed":
+        if not client.config.refresh_on_list_changed:
+            # A client that does not act on it (python-sdk v1 dropped it): the cache stays
+            # as it was, and only a TTL, a poll or a failed call brings the change in.
+            return Output(events=[ev.ListChangedIgnored(client.declares_list_changed())])
         client.cache.valid = False  # the notification beats any TTL
         if client.gathering is not None:
             client.gathering.changed_meanwhile = True
