@@ -8,15 +8,19 @@ and their next step reached nobody. Counts are now a latest value per kind.
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from app.web.channel import Channel, Settings
 from app.web.classroom.fanout import Follower
+from app.web.classroom.store import instructors_group
 from app.web.factory import create_app
 from tests.classroom_client import LiveSocket, gevent_server, start_room, stop_server
 from tests.conftest import free_port
+from tests.rawws import read_text
 
 CLASS = 60
 
@@ -49,12 +53,23 @@ def test_a_class_joining_at_once_keeps_the_instructor_driving(gevent_lab: str):
 def test_a_burst_of_counts_is_one_pending_frame_with_the_newest_count():
     app = create_app({"TESTING": True})
     live = app.extensions["classroom"]
-    teacher = Follower(code="ROOM42", lang="en", audience="instructor", limit=4)
-    live.hub.add(teacher)
-    for n in range(1, 101):
-        live.hub.relay("ROOM42", {"kind": "students", "n": n})
-    assert not teacher.dropped and not teacher.frames
-    with app.test_request_context("/"):
-        pending = [make() for make in teacher.take_latest()]
-    assert len(pending) == 1 and b'data-students="100"' in pending[0]
-    assert teacher.take_latest() == []
+    ours, theirs = socket.socketpair()
+    teacher = Channel(ours, Settings(queue=4))
+    teacher.tag = Follower(code="ROOM42", lang="en", audience="instructor")
+    group = instructors_group("ROOM42")
+    live.groups.add(group, teacher)
+    try:
+        for n in range(1, 101):
+            live.groups.send(group, {"kind": "students", "n": n})
+        assert live.groups.members(group) == [teacher]  # not dropped: nothing was queued
+        with app.test_request_context("/"):
+            assert teacher.receive(timeout=0) is None  # the handler writes what is pending
+        theirs.settimeout(5)
+        assert 'data-students="100"' in read_text(theirs)
+        theirs.setblocking(False)
+        with pytest.raises(BlockingIOError):  # and only that
+            theirs.recv(1)
+    finally:
+        teacher.close()
+        ours.close()
+        theirs.close()

@@ -1,9 +1,9 @@
 """Rooms and their store: the same contract for the memory and the Redis implementation.
 
 As with Django Channels' layers, one set of tests runs against both stores: a room is created
-once per code, changes are atomic and published in seq order to every listener, a changed
-vote moves one count, students present add up, and idle rooms are forgotten. The Redis store
-is a real redis-server (started by `make test`).
+once per code, changes are atomic and announced in seq order to the room's group, a changed
+vote moves one count (announced to the instructors' group), students present add up, and idle
+rooms are forgotten. The Redis store is a real redis-server (started by `make test`).
 """
 
 from __future__ import annotations
@@ -18,20 +18,44 @@ import redis
 
 from app.web.classroom import codes
 from app.web.classroom import room as rooms
-from app.web.classroom.redis_store import RedisStore
-from app.web.classroom.store import MemoryStore
+from app.web.classroom.redis_store import RedisStore, connect
+from app.web.classroom.store import MemoryStore, instructors_group, room_group
+from app.web.groups import MemoryGroups
+from app.web.redis_groups import RedisGroups
+
+
+def nothing(group: str, event: dict[str, Any]) -> None:
+    return None
+
+
+def redis_store(url: str, idle: float) -> RedisStore:
+    groups = RedisGroups(connect(url), nothing)
+    groups.start()
+    return RedisStore(groups, idle=idle)
 
 
 @pytest.fixture(params=["memory", "redis"])
 def store(request: pytest.FixtureRequest) -> Iterator[Any]:
     if request.param == "memory":
-        yield MemoryStore(idle=60)
+        yield MemoryStore(MemoryGroups(nothing), idle=60)
         return
     url = request.getfixturevalue("redis_url")
     redis.Redis.from_url(url).flushdb()
-    store = RedisStore(url, idle=60)
+    store = redis_store(url, idle=60)
     yield store
     store.close()
+
+
+class Member:
+    """A member of a group that takes everything (what it is sent is recorded by `events`)."""
+
+    tag = None
+
+    def offer(self, message: Any) -> bool:
+        return True
+
+    def abort(self) -> None:
+        raise AssertionError("a member that reads everything is never dropped")
 
 
 def room(code: str = "ABCDEF") -> rooms.Room:
@@ -39,16 +63,17 @@ def room(code: str = "ABCDEF") -> rooms.Room:
     return rooms.new_room(code, "pagination", "2025-06-18", "stdio", codes.digest("s"), now)
 
 
-def events(store: Any) -> tuple[list[tuple[str, dict[str, Any]]], threading.Event]:
+def events(store: Any, code: str = "ABCDEF") -> list[tuple[str, dict[str, Any]]]:
+    """What the room's groups are sent from now on, as (group, event), in order of arrival."""
     got: list[tuple[str, dict[str, Any]]] = []
-    arrived = threading.Event()
 
-    def listener(code: str, event: dict[str, Any]) -> None:
-        got.append((code, event))
-        arrived.set()
+    def render(group: str, event: dict[str, Any]) -> None:
+        got.append((group, event))
 
-    store.listen(listener)
-    return got, arrived
+    store.groups.render = render
+    for group in (room_group(code), instructors_group(code)):
+        store.groups.add(group, Member())
+    return got
 
 
 def wait_for(predicate: Any, timeout: float = 3.0) -> None:
@@ -79,10 +104,11 @@ def test_a_code_is_created_once(store: Any) -> None:
 
 def test_changes_are_published_in_seq_order_with_what_came_before(store: Any) -> None:
     store.create(room())
-    got, _ = events(store)
+    got = events(store)
     for step in range(1, 6):
         store.change("ABCDEF", lambda r, s=step: rooms.move(r, time.time(), s))
     wait_for(lambda: len([e for _, e in got if e["kind"] == "room"]) == 5)
+    assert {g for g, _ in got} == {room_group("ABCDEF")}
     moves = [e for _, e in got if e["kind"] == "room"]
     seqs = [rooms.Room.from_json(e["room"]).seq for e in moves]
     assert seqs == [1, 2, 3, 4, 5]
@@ -108,22 +134,29 @@ def test_concurrent_changes_lose_nothing(store: Any) -> None:
 
 def test_one_answer_each_changeable(store: Any) -> None:
     store.create(room())
+    got = events(store)
     store.vote("ABCDEF", 1, "ann", 0, 3)
     store.vote("ABCDEF", 1, "bob", 0, 3)
     assert store.vote("ABCDEF", 1, "ann", 2, 3) == [1, 0, 1]
     assert store.vote("ABCDEF", 1, "ann", 2, 3) == [1, 0, 1]
     assert store.counts("ABCDEF", 1, 3) == [1, 0, 1]
     assert store.counts("ABCDEF", 2, 3) == [0, 0, 0]
+    wait_for(lambda: len(got) == 4)
+    assert got[-1] == (
+        instructors_group("ABCDEF"),
+        {"kind": "votes", "poll": 1, "counts": [1, 0, 1]},
+    )
 
 
 def test_students_present_add_up_and_are_announced(store: Any) -> None:
     store.create(room())
-    got, _ = events(store)
+    got = events(store)
     assert store.present("ABCDEF", +1) == 1
     assert store.present("ABCDEF", +1) == 2
     assert store.present("ABCDEF", -1) == 1
     assert store.present("ABCDEF", 0) == 1
     wait_for(lambda: [e["n"] for _, e in got if e["kind"] == "students"] == [1, 2, 1])
+    assert {g for g, _ in got} == {instructors_group("ABCDEF")}
 
 
 def test_ended_rooms_refuse_moves(store: Any) -> None:
@@ -136,7 +169,7 @@ def test_ended_rooms_refuse_moves(store: Any) -> None:
 
 def test_idle_rooms_expire() -> None:
     now = [0.0]
-    memory = MemoryStore(idle=100, clock=lambda: now[0])
+    memory = MemoryStore(MemoryGroups(nothing), idle=100, clock=lambda: now[0])
     memory.create(rooms.new_room("ABCDEF", "pagination", "2025-06-18", "stdio", "d", 0.0))
     now[0] = 99
     assert memory.get("ABCDEF") is not None
@@ -145,7 +178,7 @@ def test_idle_rooms_expire() -> None:
 
 
 def test_redis_rooms_expire_after_the_idle_time(redis_url: str) -> None:
-    store = RedisStore(redis_url, idle=1)
+    store = redis_store(redis_url, idle=1)
     try:
         store.create(room("EXPIRE"))
         assert 0 < store.redis.ttl("lab:room:EXPIRE") <= 1

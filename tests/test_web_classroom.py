@@ -6,6 +6,7 @@ HTTP through Flask's test client; sockets against the lab served from a thread (
 
 from __future__ import annotations
 
+import contextlib
 import re
 import socket
 import time
@@ -226,8 +227,9 @@ def test_a_follower_that_stops_reading_is_dropped_and_others_keep_up(live_server
     # The stuck socket's queue overflowed: it was dropped (shut down), the others kept going.
     stuck.settimeout(5)
     received = b""
-    while chunk := stuck.recv(1 << 20):
-        received += chunk
+    with contextlib.suppress(ConnectionResetError):  # dropped with a reset: its buffer freed
+        while chunk := stuck.recv(1 << 20):
+            received += chunk
     assert received.count(b'data-mode="delta"') < steps - 1  # it never got every step
     stuck.close()
 

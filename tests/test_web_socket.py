@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from simple_websocket import ConnectionClosed
 
+from app.web.channel import Closed
 from app.web.pacer import Pacer
 from app.web.render import open_viewer, step_html
 from app.web.session import converse
@@ -45,7 +45,7 @@ class FakeSocket:
             self.opened = len(self.sent)
         self.timeouts.append(timeout)
         if not self.incoming:
-            raise ConnectionClosed()
+            raise Closed()
         return self.incoming.pop(0)
 
 

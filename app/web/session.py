@@ -2,9 +2,10 @@
 
 `converse(ws, lab, v)` is the whole life of a connection: it waits for a command (or for the
 pacer's timeout while playing), applies it to the viewer's cursor with `handle`, and sends the
-resulting fragments. `ws` is anything with `send(str)` and `receive(timeout)`, so tests use a
-fake socket. Bad input (not JSON, not an object, unknown command, bad value, too large, binary)
-is answered with a readable alert fragment and the loop goes on: the connection stays usable.
+resulting fragments. `ws` is anything with `send(str)` and `receive(timeout)` (the route's
+app.web.channel.Channel), so tests use a fake socket. Frames are read by the lab's one command
+reader (app.web.commands): bad input (binary, too large, too deep, not JSON, not an object,
+unknown command, bad value) is answered with a readable alert fragment and the loop goes on.
 
 Commands are JSON objects: {"command": "next"}, {"command": "goto", "step": i}, ... `goto`
 takes the 0-based index of the step in the trace (the `index` of docs/ARCHITECTURE.md, and
@@ -22,15 +23,15 @@ reconnecting viewer back where it was.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from flask import current_app
 from flask_babel import force_locale, gettext
-from simple_websocket import ConnectionClosed
 
-from app.web import i18n
+from app.web import commands, i18n
+from app.web.channel import Closed
+from app.web.commands import Refused
 from app.web.lab import Lab, Step
 from app.web.pacer import Pacer
 from app.web.render import (
@@ -50,10 +51,6 @@ from app.web.render import (
 class Socket(Protocol):
     def send(self, data: str) -> None: ...
     def receive(self, timeout: float | None = None) -> Any: ...
-
-
-class Refused(Exception):
-    """A command the viewer cannot carry out; its text is shown to the user."""
 
 
 class Stopped(Exception):
@@ -286,7 +283,7 @@ def apply(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> list[str]:
     name = cmd.get("command")
     handler = COMMANDS.get(name) if isinstance(name, str) else None
     if handler is None:
-        raise Refused(gettext("Unknown command: %(name)s", name=str(name)[:40]))
+        raise commands.unknown(name)
     try:
         return handler(lab, v, pacer, cmd)
     except Stopped as stop:
@@ -307,41 +304,15 @@ def opening(lab: Lab, v: Viewer, pacer: Pacer) -> list[str]:
 
 
 def handle(lab: Lab, v: Viewer, pacer: Pacer, raw: Any, limit: int = 4096) -> list[str]:
-    """Parse one websocket frame and apply it; any problem becomes an alert fragment."""
-    cmd: dict[str, Any] = {}
+    """Read one websocket message and apply it; any problem becomes an alert fragment."""
     with force_locale(v.lang):
-        try:
-            if not isinstance(raw, str):
-                raise Refused(gettext("Commands must be text frames."))
-            if len(raw) > limit:
-                raise Refused(
-                    gettext(
-                        "Command refused: %(n)s bytes is over the limit of %(limit)s.",
-                        n=len(raw),
-                        limit=limit,
-                    )
-                )
-            parsed = json.loads(raw)
-            if not isinstance(parsed, dict):
-                raise Refused(gettext("A command must be a JSON object."))
-            cmd = parsed
-            return apply(lab, v, pacer, cmd)
-        except Refused as exc:
-            message = str(exc)
-        except json.JSONDecodeError:
-            message = gettext("That command is not valid JSON.")
-        except RecursionError:  # "[[[[…" fits in the size limit but not in the parser's stack
-            message = gettext("That command is nested too deeply to read.")
-        except (ValueError, TypeError, KeyError) as exc:
-            message = gettext(
-                "Bad value for %(name)s: %(value)s",
-                name=str(cmd.get("command"))[:40],
-                value=str(exc)[:80],
-            )
-        except Exception:  # an engine or template bug: say so, keep the socket open
-            current_app.logger.exception("command failed: %r", cmd)
-            message = gettext("The server could not carry out that command.")
-    return [session_html(v, pacer, alert=message)]
+        return commands.answer(
+            raw,
+            limit,
+            lambda cmd: apply(lab, v, pacer, cmd),
+            lambda text: session_html(v, pacer, alert=text),
+            current_app.logger,
+        )
 
 
 def tick(lab: Lab, v: Viewer, pacer: Pacer) -> list[str]:
@@ -367,5 +338,5 @@ def converse(ws: Socket, lab: Lab, v: Viewer, pacer: Pacer, limit: int = 4096) -
                 messages = handle(lab, v, pacer, raw, limit)
             for message in messages:
                 ws.send(message)
-    except ConnectionClosed:
+    except Closed:
         return

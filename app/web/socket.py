@@ -1,10 +1,10 @@
-"""The websocket route: a few lines of I/O around `session.converse`.
+"""The viewer's websocket route: a few lines of I/O around `session.converse`.
 
 Each viewer page opens one socket at /ws/scenario/<id> with its deep-link query, so a page that
 reconnects after a drop comes back to the step in its URL. All per-connection state (the
 viewer's cursor and its pacer) is created here, in the handler's locals, and dies with it. The
-socket is wrapped in a `Wire` (bounded sends, a heartbeat that reaps peers that stopped
-reading); websocket routes added later wrap theirs with `wire(ws)` too.
+socket is the lab's one channel (app.web.channel: bounded sends, one heartbeat, one command
+limit), opened by `upgrade.route`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from flask import Blueprint, current_app, request
 
-from app.web import i18n, sock
+from app.web import i18n, upgrade
 from app.web.pacer import Pacer
 from app.web.render import open_viewer
 from app.web.session import converse
@@ -23,7 +23,8 @@ bp = Blueprint("socket", __name__)
 
 
 def wire(ws: Any) -> Wire:
-    """The route's socket with the app's send deadline and heartbeat (see app.web.wire)."""
+    """A flask-sock socket with the app's send deadline and heartbeat (the watch page's, until
+    it moves onto the channel)."""
     config = current_app.config
     return Wire(ws, config["WS_PING_INTERVAL"], config["WS_SEND_TIMEOUT"])
 
@@ -33,15 +34,15 @@ def scenario_socket(ws: Any, sid: str) -> None:
     lab = current_app.extensions["lab"]
     scenario = lab.scenario(sid)
     if scenario is None:
-        ws.close(reason=1008, message="unknown scenario")
+        ws.close(1008, "unknown scenario")
         return
     viewer = open_viewer(scenario, request.args, i18n.select_locale())
     # A URL's step past the end (step=999999) means the last step, before any command reads it.
     last = len(lab.trace(viewer.sid, viewer.version, viewer.transport)) - 1
     viewer.step = min(viewer.step, last)
     pacer = Pacer(current_app.config["AUTOPLAY_MS"])
-    converse(wire(ws), lab, viewer, pacer, current_app.config["WS_MAX_COMMAND"])
+    converse(ws, lab, viewer, pacer, current_app.config["WS_MAX_COMMAND"])
 
 
 # Registered by call rather than as a decorator so the function stays importable for tests.
-sock.route("/ws/scenario/<sid>", bp=bp)(scenario_socket)
+upgrade.route(bp, "/ws/scenario/<sid>")(scenario_socket)

@@ -1,10 +1,7 @@
-"""Websocket frames built once and written as bytes to every follower.
+"""The marker that opens every room message, and the frames they travel in.
 
-A server's text frame is a header (FIN + opcode, then the payload length in 7, 16 or 64 bits)
-and the UTF-8 payload, unmasked (RFC 6455 §5.2). Building it here once per message lets the
-fan-out write the very same bytes to thousands of sockets, where `ws.send` would frame (and,
-with permessage-deflate, compress) the message again for each. Followers' sockets are opened
-without permessage-deflate, so these frames are exactly what each of them expects.
+Frames are encoded by the lab's one channel (app.web.channel.text_frame, re-exported here):
+once per message, so the fan-out writes the very same bytes to thousands of sockets.
 
 Every room message starts with a marker element, `<div id="live-seq" data-seq=N
 data-mode=...>`, that the page reads before htmx swaps anything: "full" sets the page to the
@@ -14,20 +11,9 @@ again), "local" is this connection's own answer and carries no seq.
 
 from __future__ import annotations
 
-PING = b"\x89\x00"
+from app.web.channel import text_frame
 
-
-def text_frame(payload: str) -> bytes:
-    """One unfragmented, unmasked text frame carrying `payload`."""
-    data = payload.encode()
-    n = len(data)
-    if n < 126:
-        header = bytes((0x81, n))
-    elif n < 1 << 16:
-        header = bytes((0x81, 126)) + n.to_bytes(2, "big")
-    else:
-        header = bytes((0x81, 127)) + n.to_bytes(8, "big")
-    return header + data
+__all__ = ["marker", "text_frame"]
 
 
 def marker(seq: int | None, mode: str, room_step: int | None = None) -> str:

@@ -5,17 +5,14 @@ reads it under WATCH, applies the pure move, and in one MULTI stores the new roo
 PUBLISHes the event on `lab:live:<code>`, so every process sees changes in `seq` order. Votes
 are a hash per poll (voter → choice) beside a hash of counts, updated by one Lua script so a
 changed answer moves one vote atomically. Students present are counted per process (a hash
-field per process id), summed on read. Each process runs one listener thread (a greenlet under
-gevent) on a pattern subscription and hands every event to its local fan-out.
+field per process id), summed on read. Every change is announced to the room's group through
+the Redis group layer (app.web.redis_groups), inside the same MULTI as the write.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import json
 import os
-import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -24,11 +21,17 @@ from typing import Any, TypeVar
 import redis
 
 from app.web.classroom.room import Room
-from app.web.classroom.store import ENDED_KEEP, Listener, StoreUnavailable, room_event
+from app.web.classroom.store import (
+    ENDED_KEEP,
+    StoreUnavailable,
+    instructors_group,
+    room_event,
+    room_group,
+)
+from app.web.redis_groups import RedisGroups
 
 PREFIX = "lab:"
-CHANNELS = PREFIX + "live:"
-# Redis connections per process (the relay's subscription has its own).
+# Redis connections per process (the group layer's subscription has its own).
 POOL = 32
 
 VOTE = """
@@ -64,21 +67,25 @@ def _key(code: str) -> str:
     return f"{PREFIX}room:{code}"
 
 
-class RedisStore:
-    """The same interface as MemoryStore, backed by a Redis server at `url`."""
+def connect(url: str) -> redis.Redis:
+    """A client for `url` with a bounded pool that makes a greenlet wait its turn: a class
+    joining at once is hundreds of greenlets asking at the same moment, and an unbounded pool
+    opened a connection for each until Redis or the pool refused ("Too many connections")."""
+    pool = redis.BlockingConnectionPool.from_url(url, max_connections=POOL, timeout=10)
+    return redis.Redis(connection_pool=pool)
 
-    def __init__(self, url: str, idle: float = 4 * 3600, clock: Callable[[], float] = time.time):
+
+class RedisStore:
+    """The same interface as MemoryStore, backed by the Redis of `groups`."""
+
+    def __init__(
+        self, groups: RedisGroups, idle: float = 4 * 3600, clock: Callable[[], float] = time.time
+    ):
         self.idle = idle
         self.clock = clock
-        # A bounded pool that makes a greenlet wait its turn: a class joining at once is
-        # hundreds of greenlets asking at the same moment, and an unbounded pool opened a
-        # connection for each until Redis or the pool refused ("Too many connections").
-        pool = redis.BlockingConnectionPool.from_url(url, max_connections=POOL, timeout=10)
-        self.redis = redis.Redis(connection_pool=pool)
+        self.groups = groups
+        self.redis = groups.redis
         self._vote = self.redis.register_script(VOTE)
-        self._listeners: list[Listener] = []
-        self._thread: threading.Thread | None = None
-        self._pubsub: Any = None
         self._pid = 0
         self._process = ""
 
@@ -116,7 +123,7 @@ class RedisStore:
                     pipe.multi()
                     pipe.set(key, after.to_json(), ex=self._ttl(after))
                     if after.seq != before.seq:
-                        pipe.publish(CHANNELS + code, json.dumps(room_event(before, after)))
+                        self.groups.publish(pipe, room_group(code), room_event(before, after))
                     pipe.execute()
                     return before, after
                 except redis.WatchError:
@@ -127,9 +134,7 @@ class RedisStore:
         keys = [f"{PREFIX}votes:{code}:{poll}", f"{PREFIX}counts:{code}:{poll}"]
         flat = self._vote(keys=keys, args=[voter, str(choice), int(self.idle)])
         counts = self._counts(flat, choices)
-        self.redis.publish(
-            CHANNELS + code, json.dumps({"kind": "votes", "poll": poll, "counts": counts})
-        )
+        self.groups.send(instructors_group(code), {"kind": "votes", "poll": poll, "counts": counts})
         return counts
 
     @staticmethod
@@ -158,39 +163,9 @@ class RedisStore:
             values = pipe.execute()[-1]
         n = max(0, sum(int(v) for v in values))
         if delta:
-            self.redis.publish(CHANNELS + code, json.dumps({"kind": "students", "n": n}))
+            self.groups.send(instructors_group(code), {"kind": "students", "n": n})
         return n
 
-    @_unavailable
-    def listen(self, listener: Listener) -> None:
-        self._listeners.append(listener)
-        if self._thread is None:
-            self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
-            self._pubsub.psubscribe(CHANNELS + "*")
-            self._thread = threading.Thread(target=self._relay, name="live-relay", daemon=True)
-            self._thread.start()
-
-    def _relay(self) -> None:
-        pubsub = self._pubsub
-        while pubsub is not None and pubsub.subscribed:
-            try:
-                message = pubsub.get_message(timeout=1.0)
-            except (redis.ConnectionError, ValueError, AttributeError):
-                if self._pubsub is None:
-                    return
-                time.sleep(0.5)
-                continue
-            if not message or message.get("type") != "pmessage":
-                continue
-            code = message["channel"].decode()[len(CHANNELS) :]
-            event = json.loads(message["data"])
-            for listener in list(self._listeners):
-                listener(code, event)
-
     def close(self) -> None:
-        self._listeners.clear()
-        pubsub, self._pubsub = self._pubsub, None
-        if pubsub is not None:
-            with contextlib.suppress(redis.RedisError):
-                pubsub.close()
+        self.groups.close()
         self.redis.close()

@@ -20,10 +20,12 @@ from flask_babel import force_locale
 from app.engine.step import Checkpoint
 from app.web.classroom import codes, frames
 from app.web.classroom import room as rooms
-from app.web.classroom.fanout import Follower, Hub
+from app.web.classroom.backends import open_backends
+from app.web.classroom.fanout import Follower, Relay
 from app.web.classroom.render import Cursor, output_html, poll_html, regions, step_regions
 from app.web.classroom.room import Room
-from app.web.classroom.store import RoomStore, open_store
+from app.web.classroom.store import RoomStore
+from app.web.groups import Groups
 from app.web.lab import Lab
 
 
@@ -32,7 +34,7 @@ class Classroom:
         self.app = app
         self.config = app.config
         self._store: RoomStore | None = None
-        self._hub: Hub | None = None
+        self._groups: Groups | None = None
         self._lock = threading.Lock()
         self._warmed: set[tuple[str, str, str, str]] = set()
         self._fulls: OrderedDict[tuple[str, int, str], bytes] = OrderedDict()
@@ -47,17 +49,17 @@ class Classroom:
         if self._store is None:
             with self._lock:
                 if self._store is None:
-                    store = open_store(self.config)
-                    self._hub = Hub(self.app, self)
-                    store.listen(self._hub.relay)
+                    relay = Relay(self.app, self)
+                    store, self._groups = open_backends(self.config, relay.render, self.app.logger)
                     self._store = store
         return self._store
 
     @property
-    def hub(self) -> Hub:
-        self.store  # noqa: B018 (opens the store and its hub)
-        assert self._hub is not None
-        return self._hub
+    def groups(self) -> Groups:
+        """Followers of rooms, by group (store.room_group, store.instructors_group)."""
+        self.store  # noqa: B018 (opens the store and its group layer)
+        assert self._groups is not None
+        return self._groups
 
     @property
     def capacity(self) -> int:

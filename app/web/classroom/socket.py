@@ -1,35 +1,36 @@
 """A live socket: who is on it (instructor or student), and the loop that serves it.
 
-The route builds simple-websocket's Server itself, as flask-sock does, for two reasons: the
-handshake must not offer permessage-deflate (a compressed stream cannot take the shared,
-pre-encoded frames of fanout.py), and the Server's wake-up event is the follower's own bell,
-so one wait serves both directions: a command arriving and a frame queued by the relay.
+The socket is the lab's one channel (app.web.channel, opened by `upgrade.route`); its tag is
+a `Follower` (room, language, audience, and whether a student follows the class), which tells
+the room's group sends (fanout.py) which frame it takes. The loop: send the room's state, then
+answer every command (read by app.web.commands) while the channel writes, between commands,
+the frames the room's group sends queued for it.
 
-The loop: wait for the bell, write every queued frame (the delta or, detached, the notice),
-then carry out every command that came in. Commands are JSON objects. A student may browse
-the steps the class has reached ("detached"), catch up, vote, and pick a view or a language;
-anything that would change the room is refused unless the socket carries the instructor's
-cookie. The socket never learns or sends the instructor's secret.
+Commands are JSON objects. A student may browse the steps the class has reached ("detached"),
+catch up, vote, and pick a view or a language; anything that would change the room is refused
+unless the socket carries the instructor's cookie. The socket never learns or sends the
+instructor's secret.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import secrets
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from flask import Blueprint, Response, current_app, request
+from flask import Blueprint, current_app, request
 from flask_babel import force_locale, gettext
-from simple_websocket import ConnectionClosed, Server
 
-from app.web import i18n
+from app.web import commands, i18n, upgrade
+from app.web.channel import Channel
 from app.web.classroom import codes, frames
 from app.web.classroom import room as rooms
-from app.web.classroom.fanout import CLOSE, Follower
+from app.web.classroom.fanout import Follower
 from app.web.classroom.room import Room, RoomError
-from app.web.classroom.store import StoreUnavailable
+from app.web.classroom.store import StoreUnavailable, instructors_group, room_group
+from app.web.commands import Refused
 from app.web.render import VIEWS
 from app.web.session import same_event
 
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
 bp = Blueprint("classroom_socket", __name__)
 
 DRIVING = {"poll_open", "poll_close", "reveal", "end", "version", "transport", "play", "speed"}
-PING_EVERY = 25.0
 
 
 def instructor_cookie(code: str) -> str:
@@ -49,10 +49,6 @@ def instructor_cookie(code: str) -> str:
 def is_instructor(room: Room) -> bool:
     token = request.cookies.get(instructor_cookie(room.code))
     return any(codes.matches(token, digest) for digest in room.tokens)
-
-
-class Refused(Exception):
-    pass
 
 
 def _int(value: Any) -> int:
@@ -71,12 +67,20 @@ def _alert(live: Any, lang: str, message: str) -> bytes:
 
 
 class Conversation:
-    """The commands of one live socket; `handle` returns the frames to write back."""
+    """The commands of one live socket; `handle` returns the frames to write back. Its state
+    (what it shows) lives here and in its channel's tag, for as long as the socket is open."""
 
-    def __init__(self, live: Classroom, f: Follower, view: str) -> None:
+    def __init__(self, live: Classroom, ch: Channel, f: Follower, view: str, voter: str) -> None:
         self.live = live
+        self.ch = ch
         self.f = f
         self.view = view
+        self.voter = voter
+        ch.tag = f
+
+    def become(self, **changes: Any) -> None:
+        """Change what this socket is for the room's sends (language, attached)."""
+        self.f = self.ch.tag = replace(self.f, **changes)
 
     def room(self) -> Room:
         room = self.live.get(self.f.code)
@@ -88,31 +92,25 @@ class Conversation:
         return [self.live.full_frame(self.room(), self.f)]
 
     def handle(self, raw: Any) -> list[bytes]:
-        f = self.f
-        with force_locale(f.lang):
-            try:
-                if not isinstance(raw, str) or len(raw) > current_app.config["WS_MAX_COMMAND"]:
-                    raise Refused(gettext("Commands must be small JSON text frames."))
-                cmd = json.loads(raw)
-                if not isinstance(cmd, dict):
-                    raise Refused(gettext("A command must be a JSON object."))
-                return self.apply(cmd)
-            except Refused as exc:
-                return [_alert(self.live, f.lang, str(exc))]
-            except StoreUnavailable:
-                return [
-                    _alert(
-                        self.live,
-                        f.lang,
-                        gettext("The classroom service is not answering. Try again in a moment."),
-                    )
-                ]
-            except RoomError:
-                return [_alert(self.live, f.lang, gettext("The room cannot do that now."))]
-            except json.JSONDecodeError:
-                return [_alert(self.live, f.lang, gettext("That command is not valid JSON."))]
-            except (ValueError, TypeError, KeyError):
-                return [_alert(self.live, f.lang, gettext("Bad value in that command."))]
+        lang = self.f.lang
+        with force_locale(lang):
+            return commands.answer(
+                raw,
+                current_app.config["WS_MAX_COMMAND"],
+                self._apply,
+                lambda text: _alert(self.live, lang, text),
+                current_app.logger,
+            )
+
+    def _apply(self, cmd: dict[str, Any]) -> list[bytes]:
+        try:
+            return self.apply(cmd)
+        except StoreUnavailable:
+            raise Refused(
+                gettext("The classroom service is not answering. Try again in a moment.")
+            ) from None
+        except RoomError:
+            raise Refused(gettext("The room cannot do that now.")) from None
 
     def apply(self, cmd: dict[str, Any]) -> list[bytes]:
         name = cmd.get("command")
@@ -129,14 +127,14 @@ class Conversation:
             lang = i18n.valid(cmd.get("lang"))
             if lang is None:
                 raise ValueError(cmd.get("lang"))
-            f.lang = lang
+            self.become(lang=lang)
             return self.page()
         if f.audience == "instructor":
             return self.drive(name, cmd)
         if name in DRIVING or name not in {"next", "prev", "goto", "reset", "catchup", "answer"}:
             if name in DRIVING:
                 raise Refused(gettext("Only the instructor can do that."))
-            raise Refused(gettext("Unknown command: %(name)s", name=str(name)[:40]))
+            raise commands.unknown(name)
         return self.browse(name, cmd)
 
     def page(self) -> list[bytes]:
@@ -155,13 +153,13 @@ class Conversation:
             choice = _int(cmd.get("choice"))
             if not 0 <= choice < poll.choices:
                 raise ValueError(choice)
-            self.live.store.vote(room.code, poll.id, f.voter, choice, poll.choices)
+            self.live.store.vote(room.code, poll.id, self.voter, choice, poll.choices)
             html = self.live._render(
                 "classroom/_voted.html", f.lang, poll_id=poll.id, choice=choice
             )
             return [_local(html)]
         if name == "catchup":
-            f.attached = True
+            self.become(attached=True)
             return self.full()
         here = room.step if f.attached else f.step
         to = {"next": here + 1, "prev": here - 1, "reset": 0}.get(name)
@@ -172,10 +170,10 @@ class Conversation:
         if to < 0:
             raise Refused(gettext("This is the first step."))
         if to == room.step:  # back where the class is: follow it again
-            f.attached = True
+            self.become(attached=True)
             return self.full()
-        f.attached, f.step = False, to
-        return [frames.text_frame(self.live.local_html(room, f))]
+        self.become(attached=False, step=to)
+        return [frames.text_frame(self.live.local_html(room, self.f))]
 
     def drive(self, name: Any, cmd: dict[str, Any]) -> list[bytes]:
         """The instructor's commands: each is one atomic change of the room in the store."""
@@ -222,122 +220,62 @@ class Conversation:
         elif name in ("answer", "catchup", "play", "pause", "speed"):
             return []
         else:
-            raise Refused(gettext("Unknown command: %(name)s", name=str(name)[:40]))
+            raise commands.unknown(name)
         return []
 
-
-def serve(ws: Any, f: Follower, talk: Conversation) -> None:
-    """Write queued frames and carry out commands until the socket closes or is dropped.
-
-    Every write holds `f.writing`, so the relay's own direct writes (Follower.offer) never
-    interleave with the handler's, and a frame queued before is always written first.
-    """
-    sock = f.sock
-    # No local may keep a frame once written: this function's frame lives as long as the
-    # socket, and a whole-state frame is tens of kilobytes per follower.
-    with f.writing:
-        sock.sendall(b"".join(talk.full()))
-    idle_since = time.monotonic()
-    while True:
-        woke = f.bell.wait(timeout=PING_EVERY)
-        f.bell.clear()
-        if f.dropped:
-            return
-        if _write_pending(ws, f):
-            return
-        while ws.input_buffer:
-            answers = b"".join(talk.handle(ws.input_buffer.pop(0)))
-            with f.writing:
-                sock.sendall(answers)
-            del answers
-        if not ws.connected:
-            return
-        if not woke and time.monotonic() - idle_since >= PING_EVERY:
-            with f.writing:
-                sock.sendall(frames.PING)
-        idle_since = time.monotonic()
+    def serve(self) -> None:
+        """Send the room's state, then answer commands until the socket closes."""
+        ch = self.ch
+        ch.send_frame(self.full()[0])
+        while True:
+            raw = ch.receive()
+            for frame in self.handle(raw):
+                ch.send_frame(frame)
 
 
-def _write_pending(ws: Any, f: Follower) -> bool:
-    """Write the follower's queue and pending counts; True when the room has ended."""
-    with f.writing:
-        while f.frames:
-            item = f.frames.popleft()
-            if item is CLOSE:
-                ws.close(reason=1000, message="room ended")
-                return True
-            f.sock.sendall(f.pick(item))
-        for make in f.take_latest():
-            f.sock.sendall(make())
-    return False
-
-
-def classroom_socket(code: str) -> Response:
+def classroom_socket(ch: Channel, code: str) -> None:
     live = current_app.extensions["classroom"]
     try:
         room = live.get(codes.normalize(code))
     except StoreUnavailable:
         current_app.logger.warning("live socket %s: the room store is unavailable", code[:12])
         room = None
-    instructor = room is not None and is_instructor(room)
+    if room is None or room.ended:
+        ch.close(1008, "no such room")
+        return
     lang = i18n.select_locale()
     asked = request.args.get("view", "")
-    view = asked if asked in VIEWS else "overview"
+    audience = "instructor" if is_instructor(room) else "student"
     voter = request.cookies.get("mcp-lab-student") or secrets.token_hex(8)
-    f = Follower(
-        code=room.code if room else "",
-        lang=lang,
-        audience="instructor" if instructor else "student",
-        voter=voter[:64],
-        limit=int(current_app.config.get("LIVE_QUEUE", 16)),
+    talk = Conversation(
+        live,
+        ch,
+        Follower(room.code, lang, audience),
+        asked if asked in VIEWS else "overview",
+        voter[:64],
     )
-    # No permessage-deflate: the fan-out writes the same uncompressed frame to every socket.
-    # (in place: the Server keeps the environ it is given, and a copy would be one more
-    # dict per socket for as long as it is open)
-    environ = request.environ
-    environ.pop("HTTP_SEC_WEBSOCKET_EXTENSIONS", None)
-    options = dict(current_app.config.get("SOCK_SERVER_OPTIONS", {}))
-    options.pop("ping_interval", None)
-    ws = Server(environ, event_class=lambda: f.bell, **options)
-    f.sock = ws.sock
+    groups = [room_group(room.code)]
+    if audience == "instructor":
+        groups.append(instructors_group(room.code))
     counted = False
     try:
-        if room is None or room.ended:
-            ws.close(reason=1008, message="no such room")
-        else:
-            if f.audience == "student":
-                counted = True
-                if live.store.present(room.code, +1) > live.capacity:
-                    ws.close(reason=1013, message="room is full")
-                    return _done(ws)
-            live.hub.add(f)
-            live.warm(room, f.lang)
-            serve(ws, f, Conversation(live, f, view))
-    except (ConnectionClosed, OSError):
-        pass
+        if audience == "student":
+            counted = True
+            if live.store.present(room.code, +1) > live.capacity:
+                ch.close(1013, "room is full")
+                return
+        for group in groups:
+            live.groups.add(group, ch)
+        live.warm(room, lang)
+        talk.serve()
     except StoreUnavailable:
-        current_app.logger.warning("live socket %s: the room store went away", f.code)
+        current_app.logger.warning("live socket %s: the room store went away", room.code)
     finally:
-        live.hub.remove(f)
+        for group in groups:
+            live.groups.discard(group, ch)
         if counted:
             with contextlib.suppress(StoreUnavailable):  # the count expires with the room
-                live.store.present(f.code, -1)
-    return _done(ws)
+                live.store.present(room.code, -1)
 
 
-def _done(ws: Any) -> Response:
-    with contextlib.suppress(Exception):  # already closed
-        ws.close()
-
-    class WebSocketResponse(Response):  # as flask-sock ends a websocket request
-        def __call__(self, *args: Any, **kwargs: Any) -> Any:
-            if ws.mode == "gunicorn":
-                raise StopIteration()
-            if ws.mode == "werkzeug":
-                return super().__call__(*args, **kwargs)
-            return []
-
-    return WebSocketResponse()
-
-
-bp.add_url_rule("/live/<code>/ws", view_func=classroom_socket, websocket=True)
+upgrade.route(bp, "/live/<code>/ws")(classroom_socket)

@@ -1,12 +1,12 @@
 """Where rooms live: one interface, an in-memory store for one process and a Redis store for many.
 
-As in Django Channels' channel layers, the web layer never reaches a room's followers itself:
-it asks the store to `change` a room (one atomic read-modify-write of a pure `room` function)
-and the store publishes the result as an event; every process `listen`s and relays the events
-of the rooms it has followers for. The memory store calls its listeners in the same process,
-under the room's lock, so events arrive in `seq` order; the Redis store (redis_store.py) sets
-and publishes in one MULTI, so they do there too. Votes and the count of students present are
-kept on the side: they change often and must not contend with the room's own writes.
+The web layer never reaches a room's followers itself: it asks the store to `change` a room
+(one atomic read-modify-write of a pure `room` function), and the store announces the result
+with a group send (app.web.groups) to the room's group, `room_group(code)`, whose members are
+every process's followers of the room. The memory store sends under the room's lock, so events
+arrive in `seq` order; the Redis store (redis_store.py) sets and publishes in one MULTI, so they
+do there too. Votes and the count of students present are kept on the side (they change often
+and must not contend with the room's own writes) and announced to the instructors' group only.
 
 Events are small JSON-able dicts: {"kind": "room", "room": <Room json>, "before": {...}},
 {"kind": "votes", "poll": id, "counts": [...]}, {"kind": "students", "n": total}.
@@ -20,8 +20,8 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from app.web.classroom.room import Room
+from app.web.groups import Groups
 
-Listener = Callable[[str, dict[str, Any]], None]
 Clock = Callable[[], float]
 # How long an ended room stays readable (its results CSV) before it is forgotten.
 ENDED_KEEP = 3600.0
@@ -29,6 +29,16 @@ ENDED_KEEP = 3600.0
 
 class StoreUnavailable(Exception):
     """The room store cannot be reached (Redis down or refusing): say so, keep serving."""
+
+
+def room_group(code: str) -> str:
+    """The group of everyone following room `code` (students and instructors)."""
+    return f"classroom:{code}"
+
+
+def instructors_group(code: str) -> str:
+    """The group of the instructors of room `code`: counts of votes and students go there."""
+    return f"classroom:{code}:instructors"
 
 
 def room_event(before: Room, after: Room) -> dict[str, Any]:
@@ -58,21 +68,20 @@ class RoomStore(Protocol):
     def vote(self, code: str, poll: int, voter: str, choice: int, choices: int) -> list[int]: ...
     def counts(self, code: str, poll: int, choices: int) -> list[int]: ...
     def present(self, code: str, delta: int) -> int: ...
-    def listen(self, listener: Listener) -> None: ...
     def close(self) -> None: ...
 
 
 class MemoryStore:
     """Rooms in this process's memory: the default for `make run` on one machine."""
 
-    def __init__(self, idle: float = 4 * 3600, clock: Clock = time.time) -> None:
+    def __init__(self, groups: Groups, idle: float = 4 * 3600, clock: Clock = time.time) -> None:
+        self.groups = groups
         self.idle = idle
         self.clock = clock
         self._rooms: dict[str, Room] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._votes: dict[tuple[str, int], dict[str, int]] = {}
         self._present: dict[str, int] = {}
-        self._listeners: list[Listener] = []
         self._lock = threading.Lock()
 
     def _expired(self, room: Room) -> bool:
@@ -119,14 +128,14 @@ class MemoryStore:
             after = move(before)
             self._rooms[code] = after
             if after.seq != before.seq:
-                self._publish(code, room_event(before, after))
+                self.groups.send(room_group(code), room_event(before, after))
         return before, after
 
     def vote(self, code: str, poll: int, voter: str, choice: int, choices: int) -> list[int]:
         with self._lock:
             self._votes.setdefault((code, poll), {})[voter] = choice
         counts = self.counts(code, poll, choices)
-        self._publish(code, {"kind": "votes", "poll": poll, "counts": counts})
+        self.groups.send(instructors_group(code), {"kind": "votes", "poll": poll, "counts": counts})
         return counts
 
     def counts(self, code: str, poll: int, choices: int) -> list[int]:
@@ -140,26 +149,8 @@ class MemoryStore:
         with self._lock:
             n = self._present[code] = max(0, self._present.get(code, 0) + delta)
         if delta:
-            self._publish(code, {"kind": "students", "n": n})
+            self.groups.send(instructors_group(code), {"kind": "students", "n": n})
         return n
 
-    def listen(self, listener: Listener) -> None:
-        self._listeners.append(listener)
-
-    def _publish(self, code: str, event: dict[str, Any]) -> None:
-        for listener in list(self._listeners):
-            listener(code, event)
-
     def close(self) -> None:
-        self._listeners.clear()
-
-
-def open_store(config: Any) -> RoomStore:
-    """The store the configuration asks for: Redis with REDIS_URL (LAB_REDIS_URL), else memory."""
-    idle = float(config.get("LIVE_IDLE_SECONDS", 4 * 3600))
-    url = config.get("REDIS_URL")
-    if url:
-        from app.web.classroom.redis_store import RedisStore
-
-        return RedisStore(url, idle=idle)
-    return MemoryStore(idle=idle)
+        self.groups.close()

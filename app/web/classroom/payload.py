@@ -1,0 +1,89 @@
+"""What a follower of a room receives when the room moves: the one seam between the fan-out
+(which only moves bytes) and what the frames contain.
+
+`Payloads.step(room, before, follower)` is the text of the frame a follower gets for a room
+event: for the instructor, the regions that changed and the controls; for a student who follows
+the class, the regions that changed and the bar; for a student browsing on their own
+("detached"), a notice of where the class is. The fan-out asks once per kind of follower
+(audience, language, attached) and encodes the answer once for all of them.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from app.web.classroom import frames
+from app.web.classroom.render import Cursor, delta, regions
+from app.web.classroom.room import Room
+
+if TYPE_CHECKING:
+    from app.web.classroom.service import Classroom
+
+KEPT = 512  # delta bodies kept: shared by every room on the same scenario, language and step
+
+
+@dataclass(frozen=True, slots=True)
+class Follower:
+    """Who a live socket is, for what a room sends it: the tag of its channel. Followers that
+    compare equal get the same frame, so `step` (where a detached student browses, which no
+    room frame depends on) is left out of the comparison."""
+
+    code: str
+    lang: str
+    audience: str = "student"
+    attached: bool = True  # a student who follows the class (False: browsing on their own)
+    step: int = field(default=0, compare=False)
+
+
+class Payloads:
+    """The frames' text per room event and kind of follower (see the module docstring)."""
+
+    def __init__(self, live: Classroom) -> None:
+        self.live = live
+        self._bodies: OrderedDict[Hashable, str] = OrderedDict()
+
+    def step(self, room: Room, before: dict[str, Any], f: Follower) -> str:
+        live = self.live
+        if f.audience == "student" and not f.attached:
+            notice = frames.marker(room.seq, "notice", room.step)
+            return notice + live.bar_html(room, f.lang, attached=False)
+        mark = frames.marker(room.seq, "delta", room.step)
+        after = live.cursor(room, f.lang, f.audience)
+        was = Cursor(
+            room.scenario,
+            before["version"],
+            before["transport"],
+            before["step"],
+            f.lang,
+            before["phase"],
+            f.audience,
+        )
+        lab = live.lab
+        if f.audience == "instructor":
+            counts = live.poll_counts(room)
+            old = regions(lab, was, counts, before["poll"])
+            new = live.regions(room, after, counts)
+            return mark + delta(old, new) + live.controls_html(room, f.lang)
+        body = self._body(
+            (was, after, before["poll"], _poll_id(room)),
+            lambda: delta(regions(lab, was, None, before["poll"]), live.regions(room, after)),
+        )
+        return mark + body + live.bar_html(room, f.lang, attached=True)
+
+    def ended(self, room: Room, f: Follower) -> str:
+        return self.live.ended_html(room, f.lang)
+
+    def _body(self, key: Hashable, make: Callable[[], str]) -> str:
+        body = self._bodies.get(key)
+        if body is None:
+            body = self._bodies[key] = make()
+            while len(self._bodies) > KEPT:
+                self._bodies.popitem(last=False)
+        return body
+
+
+def _poll_id(room: Room) -> int:
+    return room.poll.id if room.poll is not None else 0

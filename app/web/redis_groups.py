@@ -1,0 +1,75 @@
+"""The group layer across processes: a group send is PUBLISHed on Redis, and every process's
+listener delivers it to the members that process holds (app.web.groups.LocalGroups).
+
+Each group is the Redis channel `lab:group:<name>`. A process subscribes once to the pattern
+`lab:group:*` (one connection, one listener greenlet) rather than per group, so joining a
+group costs no Redis round trip and no event published just after a join can slip past a
+subscription still on its way; a process drops events for groups it has no members of. A
+store that changes state and announces it in one Redis transaction calls `publish(pipe, ...)`
+inside its MULTI, so every process sees the announcements in the order of the changes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import threading
+import time
+from typing import Any
+
+import redis
+
+from app.web.groups import Event, LocalGroups, Render
+
+CHANNELS = "lab:group:"
+
+
+class RedisGroups(LocalGroups):
+    """Groups whose sends reach the members of every process sharing the Redis of `client`."""
+
+    def __init__(self, client: redis.Redis, render: Render, log: logging.Logger | None = None):
+        super().__init__(render, log)
+        self.redis = client
+        self._pubsub: Any = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Subscribe and start this process's listener (raises redis' errors when it is down)."""
+        if self._thread is not None:
+            return
+        pubsub = self.redis.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+        pubsub.psubscribe(CHANNELS + "*")
+        self._pubsub = pubsub
+        self._thread = threading.Thread(target=self._listen, name="group-listener", daemon=True)
+        self._thread.start()
+
+    def send(self, group: str, event: Event) -> None:
+        self.redis.publish(CHANNELS + group, json.dumps(event))
+
+    def publish(self, pipe: Any, group: str, event: Event) -> None:
+        """`send`, queued in a caller's MULTI: it goes out with (and in the order of) its writes."""
+        pipe.publish(CHANNELS + group, json.dumps(event))
+
+    def _listen(self) -> None:
+        pubsub = self._pubsub
+        while pubsub is not None and pubsub.subscribed:
+            try:
+                message = pubsub.get_message(timeout=1.0)
+            except (redis.ConnectionError, ValueError, AttributeError):
+                if self._pubsub is None:
+                    return
+                time.sleep(0.5)  # Redis is away: redis-py reconnects and resubscribes
+                continue
+            if not message or message.get("type") != "pmessage":
+                continue
+            group = message["channel"].decode()[len(CHANNELS) :]
+            self.deliver(group, json.loads(message["data"]))
+
+    def close(self) -> None:
+        pubsub, self._pubsub = self._pubsub, None
+        if pubsub is not None:
+            with contextlib.suppress(redis.RedisError):
+                pubsub.close()
+        with self._lock:
+            self._groups.clear()
