@@ -38,6 +38,7 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
             "topics": s.topics,
             "versions": s.versions,
             "transports": s.transports,
+            "challenge": "challenge" in s.data,
         }
         for s in library.scenarios.values()
     ]
@@ -89,6 +90,9 @@ def cmd_trace(args: argparse.Namespace) -> int:
         for error in exc.errors:
             print(error, file=sys.stderr)
         return 1
+    if args.what_if is not None:
+        return _trace_what_if(args, scenario)
+    args.transport = args.transport or ("stdio" if "stdio" in scenario.transports else "http")
     version = args.protocol_version or scenario.default_version
     if version not in scenario.versions:
         print(
@@ -105,6 +109,36 @@ def cmd_trace(args: argparse.Namespace) -> int:
         sys.stdout.writelines(jsonl_lines(trace))
     else:
         _print_lines(render_text(trace, args.lang, scenario))
+    return 0
+
+
+def _trace_what_if(args: argparse.Namespace, scenario: Scenario) -> int:
+    """`trace ID --what-if VALUE`: the what-if's trace, printed like any other."""
+    from app.engine.whatif import WhatIfError, load, run_whatif
+
+    try:
+        whatif = load(args.what_if)
+        if whatif.scenario != scenario.id:
+            print(
+                f"mcp-lab: the what-if changes {whatif.scenario!r}, not {scenario.id!r}",
+                file=sys.stderr,
+            )
+            return 2
+        for given, own, name in (
+            (args.protocol_version, whatif.version, "--protocol-version"),
+            (args.transport, whatif.transport, "--transport"),
+        ):
+            if given not in (None, own):
+                print(f"mcp-lab: the what-if runs with {own}; drop {name}", file=sys.stderr)
+                return 2
+        run = run_whatif(whatif, {scenario.id: scenario})
+    except WhatIfError as exc:
+        print(f"mcp-lab: {exc}", file=sys.stderr)
+        return 2
+    if args.format == "jsonl":
+        sys.stdout.writelines(jsonl_lines(run.trace))
+    else:
+        _print_lines(render_text(run.trace, args.lang, run.scenario))
     return 0
 
 
@@ -156,9 +190,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("trace", help="run a scenario and print its steps")
     p.add_argument("scenario", metavar="ID|PATH")
     p.add_argument("--protocol-version", choices=versions.VERSIONS)
-    p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    p.add_argument(
+        "--transport", choices=["stdio", "http"], help="default stdio (http if it runs only there)"
+    )
     p.add_argument("--format", choices=["jsonl", "text"], default="text")
     p.add_argument("--lang", choices=LANGUAGES, default="en")
+    p.add_argument(
+        "--what-if",
+        metavar="VALUE",
+        help="run a what-if of the scenario: a whatif= value, a link holding one, or a file "
+        "(docs/WHATIF.md); its version and transport are its own",
+    )
     p.set_defaults(func=cmd_trace)
     p = sub.add_parser(
         "mcp-server",

@@ -145,9 +145,14 @@ def test_a_lost_answer_never_arrives_and_the_client_keeps_waiting(version, trans
     assert trace[lost["index"]]["state"]["clients"]["orders"]["gathering"] is not None
 
 
-def test_losing_when_nothing_is_in_flight_is_refused():
-    with pytest.raises(InterventionError, match="nothing is in flight"):
-        run(lambda d: d["script"].insert(1, {"lose": 1}))
+def test_a_loss_armed_when_nothing_is_in_flight_takes_the_next_message_sent():
+    trace = run(lambda d: d["script"].insert(1, {"lose": 1}))  # after connect, before listing
+    lost = next(s for s in trace if s["events"] and s["events"][0]["kind"] == "message-lost")
+    assert lost["from"] == "client:orders" and lost["events"][0]["method"] == "tools/list"
+    assert "never sees it" in lost["narration"]["en"]
+    # No timeout in the lab: the gather waits for ever, and the model is never given a tool.
+    assert not any(s["method"] == "tools/list" and s["kind"] == "response" for s in trace)
+    assert model_names(trace) == []
 
 
 @pytest.mark.parametrize("version", versions.VERSIONS)

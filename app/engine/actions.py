@@ -279,7 +279,9 @@ def prepare_call(run: Runner, model_name: str, action: dict[str, Any]) -> None:
 
 
 def run_call(run: Runner, label: str, action: dict[str, Any]) -> None:
-    run_prepared(run, run.world.prepared[label])
+    prepared = run.world.prepared.get(label)
+    if prepared is not None:  # else its prepare_call was refused, and a step said why
+        run_prepared(run, prepared)
 
 
 def set_user(run: Runner, user: str, action: dict[str, Any]) -> None:

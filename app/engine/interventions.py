@@ -2,10 +2,11 @@
 way, and a server process that restarts.
 
 RaftScope's idea: each disturbance is a plain function from one world to the next, so a run
-that contains it replays exactly. `lose` takes the oldest messages in flight off their link
-before anyone reads them; `restart` replaces a server's process (same catalog, no sessions,
-no subscriptions, no cursors it issued), loses whatever was in flight to or from it, and has
-the host open a new connection and list the tools again, as hosts do after a reconnect.
+that contains it replays exactly. `lose` makes the next messages to be delivered leave their
+link unread (the runner asks `lose_instead` before each delivery); `restart` replaces a
+server's process (same catalog, no sessions, no subscriptions, no cursors it issued), loses
+whatever was in flight to or from it, and has the host open a new connection and list the
+tools again, as hosts do after a reconnect.
 """
 
 from __future__ import annotations
@@ -46,25 +47,31 @@ class ServerRestarted(Event):
 
 
 def lose(run: Runner, count: int, action: dict[str, Any]) -> None:
-    """The oldest `count` messages in flight never arrive; each loss is a step of its own."""
-    for _ in range(count):
-        if not run.world.queue:
-            raise InterventionError("nothing is in flight to lose")
-        env = run.world.queue.popleft()
-        sid, message = env.server_id, env.message
-        method = message.get("method")
-        answers = None
-        if method is None:
-            answers = run.world.clients[sid].method_of(message.get("id"))
-        shape = "request" if env.from_client else ("notification" if method else "answer")
-        run.emit(
-            "transport",
-            actor(sid, env.from_client),
-            actor(sid, not env.from_client),
-            events=[MessageLost(method or answers, message.get("id"), env.from_client)],
-            phrase=f"intervene.lost-{shape}",
-            params={"server": sid, "method": method or answers, "id": message.get("id")},
-        )
+    """The next `count` messages to be delivered never arrive (those in flight now, or the
+    next ones sent): each loss is a step of its own, made when the message would arrive."""
+    run.world.losing += count
+
+
+def lose_instead(run: Runner, index: int) -> bool:
+    """Called before a delivery: when a loss is due, the message leaves its link unread."""
+    if not run.world.losing:
+        return False
+    run.world.losing -= 1
+    env = run.world.queue[index]
+    del run.world.queue[index]
+    sid, message = env.server_id, env.message
+    method = message.get("method")
+    answers = None if method else run.world.clients[sid].method_of(message.get("id"))
+    shape = "request" if env.from_client else ("notification" if method else "answer")
+    run.emit(
+        "transport",
+        actor(sid, env.from_client),
+        actor(sid, not env.from_client),
+        events=[MessageLost(method or answers, message.get("id"), env.from_client)],
+        phrase=f"intervene.lost-{shape}",
+        params={"server": sid, "method": method or answers, "id": message.get("id")},
+    )
+    return True
 
 
 def restart(run: Runner, sid: str, reconnect: Callable[[], None]) -> None:

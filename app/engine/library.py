@@ -14,6 +14,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .challenge import check_challenge
 from .checks import check_scenario
 from .scenario import (
     Scenario,
@@ -58,6 +59,8 @@ def validate(path: str | Path) -> Verdict:
     try:
         scenario: Scenario | None = load_scenario(path)
         errors = check_scenario(scenario) if scenario is not None else []
+        if scenario is not None and not errors:
+            errors = check_challenge(scenario)  # its goal, start and reference solution
     except ScenarioInvalid as exc:
         scenario, errors = None, exc.errors
     verdict: Verdict = (None if errors else scenario, errors)

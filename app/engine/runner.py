@@ -18,7 +18,7 @@ from typing import Any
 from app.mcp import framing, versions
 from app.mcp.events import Event, Output, RequestCancelled
 
-from . import narration
+from . import interventions, narration
 from .actions import VERBS
 from .config import server_config
 from .matcher import matches
@@ -112,6 +112,8 @@ class Runner:
         self.world.send_from_client(sid, out)
 
     def deliver(self, index: int = 0) -> None:
+        if interventions.lose_instead(self, index):
+            return
         done = self.world.deliver(index)
         env, world = done.envelope, self.world
         client = world.clients[env.server_id]

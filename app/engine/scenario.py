@@ -235,28 +235,35 @@ def load_scenario(path: str | Path) -> Scenario:
         text = path.read_text("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioInvalid([ScenarioError(file, 1, "(file)", f"cannot read: {exc}")]) from None
+    return parse_scenario(text, file, path.stem, path)
+
+
+def parse_scenario(text: str, file: str, stem: str | None, path: str | Path) -> Scenario:
+    """A scenario from its YAML text, reported as `file`; its id must be `stem` (None: any
+    id, for a text with no file yet); raises ScenarioInvalid with every problem found."""
     try:
         data = yaml.load(text, Loader=_FAST_LOADER)
     except yaml.YAMLError as exc:
         raise ScenarioInvalid([_yaml_error(file, exc)]) from None
     if not isinstance(data, dict):
         raise ScenarioInvalid([ScenarioError(file, 1, "(top level)", "a scenario is a mapping")])
+    stem = data.get("id") if stem is None else stem
     errors = validate(data, None, file)
     node = None
-    if errors or path.stem != data.get("id"):
+    if errors or stem != data.get("id"):
         # Positions are only needed to report a problem: compose the node tree only then.
         try:
             node = yaml.compose(text, Loader=yaml.SafeLoader)
         except yaml.YAMLError as exc:  # the C loader is more lenient than the pure one
             raise ScenarioInvalid([_yaml_error(file, exc)]) from None
         errors = validate(data, node, file)
-    if not errors and path.stem != data["id"]:
+    if not errors and stem != data["id"]:
         errors.append(
             ScenarioError(
                 file,
                 _line_of(node, ["id"]),
                 "id",
-                f"id {data['id']!r} must match the file name {path.stem!r}",
+                f"id {data['id']!r} must match the file name {stem!r}",
             )
         )
     if errors:

@@ -75,6 +75,7 @@ class World:
         self.prepared: dict[str, PreparedCall] = {}
         self.console: list[Text] = []  # the agent's console, one {en, zh, ru} per line
         self.model_prompt: str | None = None
+        self.losing = 0  # how many of the next deliveries are lost (the `lose` verb)
 
     # ----------------------------------------------------------------- state
     def tool_snapshots(self) -> dict[str, list[dict[str, Any]]]:
