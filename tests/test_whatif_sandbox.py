@@ -248,3 +248,19 @@ def test_save_as_scenario_writes_a_file_mcp_lab_validate_accepts(tmp_path, capsy
     assert main(["trace", str(path), "--format", "jsonl"]) == 0
     printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [s["message"] for s in printed] == [s["message"] for s in run.trace]
+
+
+def test_a_what_if_made_in_python_gets_the_bounds_of_a_link():
+    deep: dict = {}
+    for _ in range(5000):
+        deep = {"x": deep}
+    bad = PAGINATION.with_change({"change": "callTool", "after": 3, "tool": "t", "arguments": deep})
+    with pytest.raises(WhatIfError) as refused:
+        run_whatif(bad, LIBRARY)
+    assert refused.value.key == "unreadable"
+    huge = PAGINATION.with_change(
+        {"change": "callTool", "after": 3, "tool": "t", "arguments": {"x": "y" * 30_000}}
+    )
+    with pytest.raises(WhatIfError) as refused:
+        run_whatif(huge, LIBRARY)
+    assert refused.value.key == "too-long"

@@ -40,7 +40,13 @@ def canonical(whatif: WhatIf) -> str:
 
 
 def encode(whatif: WhatIf) -> str:
-    text = canonical(whatif).encode("utf-8")
+    """The value of a what-if; WhatIfError when it is too long for a link (or not JSON)."""
+    try:
+        text = canonical(whatif).encode("utf-8")
+    except (TypeError, ValueError, RecursionError):  # made in Python, not decoded: check it
+        raise WhatIfError("unreadable", "not plain JSON data") from None
+    if len(text) > model.MAX_JSON:
+        raise WhatIfError("too-long", size=len(text), most=model.MAX_JSON)
     packer = zlib.compressobj(9, zlib.DEFLATED, -15)
     body = base64.urlsafe_b64encode(packer.compress(text) + packer.flush()).rstrip(b"=")
     value = f"{model.FORMAT}.{body.decode('ascii')}"

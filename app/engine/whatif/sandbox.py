@@ -25,6 +25,7 @@ from ..runner import run_trace
 from ..scenario import Scenario, validate
 from ..step import Step, Text
 from . import placement, shape, worldchanges
+from .codec import encode
 from .compare import Comparison, compare
 from .draft import Draft
 from .model import Change, WhatIf, WhatIfError, is_intervention
@@ -103,6 +104,7 @@ def run_whatif(
     base_trace: list[Step] | None = None,
 ) -> WhatIfRun:
     """The what-if's trace, checked, beside the base's (pass base_trace when it is cached)."""
+    encode(whatif)  # one made in Python gets the bounds a link has
     base = base_of(whatif, scenarios)
     draft = build(whatif, base)
     scenario = draft.scenario()
