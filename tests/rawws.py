@@ -12,6 +12,7 @@ import base64
 import os
 import socket
 import struct
+from collections.abc import Mapping
 
 
 def address(base: str) -> tuple[str, int]:
@@ -20,12 +21,18 @@ def address(base: str) -> tuple[str, int]:
 
 
 def upgrade(
-    base: str, path: str, origin: str | None = None, timeout: float = 10, rcvbuf: int = 0
+    base: str,
+    path: str,
+    origin: str | None = None,
+    timeout: float = 10,
+    rcvbuf: int = 0,
+    headers: Mapping[str, str] | None = None,
 ) -> tuple[socket.socket, int]:
     """Open a websocket to `path`: the connected socket and the status code of the answer.
 
     `rcvbuf` shrinks the socket's receive buffer (before connecting, so the window stays
-    small): a client that never reads then fills up after a few frames.
+    small): a client that never reads then fills up after a few frames. `headers` are sent
+    as they are (Sec-Fetch-Site, Cookie, a second Origin...).
     """
     host, port = address(base)
     lines = [
@@ -38,6 +45,7 @@ def upgrade(
     ]
     if origin is not None:
         lines.append(f"Origin: {origin}")
+    lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
     sock = socket.socket()
     sock.settimeout(timeout)
     if rcvbuf:

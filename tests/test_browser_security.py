@@ -12,8 +12,10 @@ attribute in a swapped fragment or an eval would show up here first.
 from __future__ import annotations
 
 import json
+import threading
 import urllib.parse
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -285,5 +287,55 @@ def test_the_corpus_check_sees_a_payload_that_runs(browser, hostile_server):
         page.wait_for_function("() => window.__fired.length > 0")
         assert page.evaluate("window.__fired") == [2]
         assert any("onerror" in found for found in page.evaluate(ACTIVE))
+    finally:
+        context.close()
+
+
+ATTACKER_PAGE = """<!doctype html><title>waiting</title>
+<form id="f" method="post" action="{lab}/live"><input name="scenario" value="pagination"></form>
+<script>
+  const ws = new WebSocket("{ws}/ws/scenario/pagination");
+  ws.onopen = () => {{ document.title = "opened"; }};
+  ws.onerror = () => {{ document.title = "refused"; }};
+</script>"""
+
+
+@pytest.fixture
+def other_port(live_server: str) -> Iterator[str]:
+    """A page another program serves on another port of the lab's host: same-site for the
+    browser, so SameSite cookies ride along; the guard must refuse it all the same."""
+    page = ATTACKER_PAGE.format(lab=live_server, ws=live_server.replace("http", "ws")).encode()
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+    thread.join(5)
+
+
+def test_a_page_on_another_port_can_neither_open_a_socket_nor_post(browser, other_port):
+    """What Chromium itself sends from another port of 127.0.0.1 (Origin, Sec-Fetch-Site:
+    same-site): the socket is refused and the form lands on the refusal page, no room made."""
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(other_port)
+        expect(page).to_have_title("refused")
+        page.evaluate("document.getElementById('f').submit()")
+        expect(page.locator("h1")).to_have_text("Refused: this came from another site")
+        assert "/live/" not in page.url  # not redirected to a room's present page
+        assert not [c for c in context.cookies() if c["name"].startswith("mcp-lab-teach-")]
     finally:
         context.close()

@@ -103,3 +103,19 @@ def test_serve_trace_loads_the_file_at_start(
     assert "Recorded session: file-server 2.1.0" in listed
     href = listed.split('href="/scenario/rec-')[1].split('"')[0]
     assert client.get("/scenario/rec-" + href.replace("&amp;", "&")).status_code == 200
+
+
+def test_steps_are_checked_against_the_step_schema(web: FlaskClient, probe_trace: Path) -> None:
+    """The schema generated from the step types decides, not a list kept by hand: a key the
+    types do not name, or a value of the wrong type deep inside the state, names its place."""
+    lines = probe_trace.read_text().splitlines()
+    extra, mistyped = json.loads(lines[1]), json.loads(lines[1])
+    extra["secret"] = 1
+    mistyped["state"]["clockMs"] = "soon"
+    for step, said in (
+        (extra, "line 2: the step has a key the step format does not know: &#39;secret&#39;"),
+        (mistyped, "line 2: &#39;state.clockMs&#39; has the wrong type (string)"),
+    ):
+        broken = "\n".join([lines[0], json.dumps(step), *lines[2:]]).encode()
+        refused = upload(web, broken)
+        assert refused.status_code == 400 and said in refused.get_data(as_text=True)

@@ -1,9 +1,10 @@
-"""Security headers on every kind of response, and the Origin check on websocket upgrades.
+"""Security headers on every kind of response, and the guard's answers as a person meets them.
 
 Headers are checked through Flask's test client for each response type a browser meets: a full
-page, an htmx fragment, a 404 and a static file. The Origin check needs a real handshake, so it
-talks to the threaded `live_server` with a raw handshake (tests/rawws.py): 403 for a
-foreign Origin, 101 for none (a script, the SDK) and for the lab's own origin.
+page, an htmx fragment, a 404, a static file and the guard's own refusals. The guard needs a
+real handshake for websockets, so those talk to the threaded `live_server` with a raw handshake
+(tests/rawws.py): 403 for a foreign Origin, 101 for none (a script, the SDK) and for the lab's
+own origin. The same cases against every POST and socket of the app are in test_hostile.py.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import pytest
 from flask import Flask
 
 from app.web.factory import create_app
-from app.web.security import content_security_policy, origin_allowed
+from app.web.security import CROSS_SITE, content_security_policy
 from tests.rawws import upgrade
 
 STRICT = (
@@ -73,17 +74,56 @@ def test_frame_ancestors_come_from_lab_frame_ancestors(lab_engine, monkeypatch):
     assert content_security_policy(None).endswith("frame-ancestors 'self'")
 
 
-def test_origin_rules():
-    assert origin_allowed(None, "127.0.0.1:5000", [])
-    assert origin_allowed("http://127.0.0.1:5000", "127.0.0.1:5000", [])
-    assert origin_allowed("https://LAB.example:443", "lab.example:443", [])
-    assert not origin_allowed("http://127.0.0.1:5001", "127.0.0.1:5000", [])
-    assert not origin_allowed("http://evil.example", "127.0.0.1:5000", [])
-    assert not origin_allowed("null", "127.0.0.1:5000", [])
-    assert not origin_allowed("file://127.0.0.1:5000", "127.0.0.1:5000", [])
-    assert origin_allowed(
-        "https://lab.school.example", "10.0.0.2:5000", ["https://lab.school.example"]
+def test_a_refused_post_is_a_page_in_the_reader_s_language_and_changes_nothing(client):
+    refused = client.post(
+        "/live",
+        data={"scenario": "pagination"},
+        headers={
+            "Origin": "http://evil.example",
+            "Sec-Fetch-Site": "cross-site",
+            "Accept-Language": "ru",
+        },
     )
+    assert refused.status_code == 403
+    assert_secure(refused)
+    text = refused.get_data(as_text=True)
+    assert '<html lang="ru"' in text and "с другого сайта" in text
+    assert "Set-Cookie" not in refused.headers  # no room, no instructor cookie
+
+
+def test_lab_allowed_origins_lets_a_named_site_post(lab_engine, monkeypatch):
+    monkeypatch.setenv("LAB_ALLOWED_ORIGINS", "https://lab.school.example")
+    app = create_app({"TESTING": True, "LAB_ENGINE": lab_engine})
+    named = {"Origin": "https://lab.school.example", "Sec-Fetch-Site": "cross-site"}
+    assert (
+        app.test_client().post("/live", data={"scenario": "pagination"}, headers=named).status_code
+        == 303
+    )
+    other = {"Origin": "https://other.school.example", "Sec-Fetch-Site": "cross-site"}
+    assert (
+        app.test_client().post("/live", data={"scenario": "pagination"}, headers=other).status_code
+        == 403
+    )
+
+
+def test_only_the_lti_launch_and_login_are_taken_from_another_site(client):
+    assert set(CROSS_SITE) == {"lti.login", "lti.launch"}
+    cross = {"Origin": "https://lms.example", "Sec-Fetch-Site": "cross-site"}
+    assert client.post("/lti/launch", headers=cross).status_code != 403  # pylti1p3 decides
+    assert client.post("/lti/deep-link", headers=cross).status_code == 403
+    assert client.post("/lti/score", headers=cross).status_code == 403
+
+
+def test_a_bare_request_passes_unless_it_carries_cookies(client):
+    """No Origin and no Sec-Fetch-Site: a script (passes), or a browser too old to say, which
+    would ride the user's cookies (refused where a cookie is what authorises the request)."""
+    made = client.post("/live", data={"scenario": "pagination"})
+    assert made.status_code == 303
+    code = made.headers["Location"].split("/live/")[1].split("/")[0]
+    bare = client.post(f"/live/{code}/device")  # the test client sends the instructor cookie
+    assert bare.status_code == 403
+    own_page = client.post(f"/live/{code}/device", headers={"Sec-Fetch-Site": "same-origin"})
+    assert own_page.status_code == 200
 
 
 def upgrade_status(base: str, path: str, origin: str | None) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from gunicorn.workers.ggevent import GeventWorker
 
 from app.cli import build_parser
 from app.web import server
@@ -11,7 +12,7 @@ from app.web import server
 def test_serve_uses_gunicorn_gevent_with_a_greenlet_per_connection():
     options = server.options("127.0.0.1", 5000)
     assert options["bind"] == "127.0.0.1:5000"
-    assert options["worker_class"] == "gevent"
+    assert options["worker_class"] == "app.web.worker.LabWorker"  # gevent's, headers added
     assert options["workers"] == 1  # one process shares the rendered-step cache and the rooms
     assert options["worker_connections"] >= 5000
     assert 0 < options["keepalive"] <= 10  # how long a request head may take to arrive
@@ -20,7 +21,7 @@ def test_serve_uses_gunicorn_gevent_with_a_greenlet_per_connection():
 def test_the_gunicorn_application_builds_the_app_in_the_worker_or_serves_a_given_one(app):
     given = server.LabServer(app, server.options("127.0.0.1", 0))
     assert given.load() is app
-    assert given.cfg.worker_class_str == "gevent"
+    assert issubclass(given.cfg.worker_class, GeventWorker)
     built = server.LabServer(None, server.options("127.0.0.1", 0, workers=3))
     assert built.cfg.workers == 3
     assert "lab" in built.load().extensions

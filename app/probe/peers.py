@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import http.client
-import json
 import os
 import select
 import subprocess
@@ -31,11 +30,28 @@ from dataclasses import dataclass
 from typing import IO, Any, Protocol
 from urllib.parse import urlsplit
 
+from app.bounded_json import JsonRefused, read_json
 from app.mcp import jsonrpc, versions
 from app.mcp.framing import JSON_CONTENT, SSE_CONTENT, encode_json, header_value, stdio_frame
 from app.mcp.jsonrpc import Message
 
 __all__ = ["HttpPeer", "Peer", "PeerGone", "Received", "Sent", "StdioPeer", "Unreachable"]
+
+
+# The largest message read from a server (a line, a body, an SSE event): as the lab's own
+# served endpoint takes, and far beyond any real tools/list page.
+MAX_MESSAGE = 4 * 1024 * 1024
+
+
+def _read(data: str | bytes, noise: list[str]) -> Any:
+    """A server's message through the bounded JSON reader, or None after noting why not."""
+    try:
+        return read_json(data, MAX_MESSAGE)
+    except JsonRefused as exc:
+        text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+        why = "" if exc.reason == "syntax" else f" ({exc})"
+        noise.append(text[:200] + why)
+        return None
 
 
 class Unreachable(Exception):
@@ -86,6 +102,7 @@ class StdioPeer:
             self._errlog.close()
             raise Unreachable(f"cannot start {command[0]}: {exc.strerror or exc}") from None
         self._buffer = b""
+        self._skipping = False
 
     @property
     def stderr(self) -> str:
@@ -113,19 +130,23 @@ class StdioPeer:
         deadline = time.monotonic() + timeout
         fd = self.process.stdout.fileno()
         while True:
+            if self._skipping:  # the rest of a line already noted as too long goes unread
+                end = self._buffer.find(b"\n")
+                self._buffer = b"" if end < 0 else self._buffer[end + 1 :]
+                self._skipping = end < 0
             while b"\n" in self._buffer:
                 line, self._buffer = self._buffer.split(b"\n", 1)
                 text = line.decode("utf-8", "replace")
                 if not text.strip():
                     continue
-                try:
-                    message = json.loads(text)
-                except ValueError:
-                    self.noise.append(text[:200])
-                    continue
+                message = _read(line, self.noise)
                 if isinstance(message, dict):
                     return Received(message, text + "\n", "stdout")
-                self.noise.append(text[:200])
+                if message is not None:
+                    self.noise.append(text[:200])
+            if len(self._buffer) > MAX_MESSAGE:  # a line that does not end: noted, then skipped
+                self.noise.append(f"a stdout line longer than {MAX_MESSAGE} bytes (not read)")
+                self._buffer, self._skipping = b"", True
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
@@ -228,7 +249,7 @@ class HttpPeer:
             if not listen:
                 conn.close()
             return Sent(request_text, channel)
-        data = response.read()
+        data = response.read(MAX_MESSAGE + 1)  # a server's answer cannot fill our memory
         conn.close()
         text = response_head + data.decode("utf-8", "replace")
         if not data.strip():
@@ -240,10 +261,8 @@ class HttpPeer:
                 self.inbox.append(Received(failed, text, channel, synthesized=True))
                 return Sent(request_text, channel)
             return Sent(request_text, channel, reply=text)
-        try:
-            payload: Any = json.loads(data)
-        except ValueError:
-            self.noise.append(data.decode("utf-8", "replace")[:200])
+        payload: Any = _read(data, self.noise)
+        if payload is None:
             if is_request:
                 failed = jsonrpc.error(message["id"], jsonrpc.PARSE_ERROR, "body is not JSON")
                 self.inbox.append(Received(failed, text, channel, synthesized=True))
@@ -252,6 +271,8 @@ class HttpPeer:
             if isinstance(item, dict):
                 self.inbox.append(Received(item, text, channel))
                 text = ""  # the frame is shown once, with the first message it carried
+            else:  # JSON, but no message: the report says so
+                self.noise.append(repr(item)[:200])
         return Sent(request_text, channel)
 
     def _read_sse(
@@ -265,9 +286,10 @@ class HttpPeer:
     ) -> None:
         prefix = head
         block: list[str] = []
+        size = 0
         while True:
             try:
-                raw = response.readline()
+                raw = response.readline(MAX_MESSAGE + 1)
             except OSError:
                 return
             if not raw:
@@ -275,6 +297,10 @@ class HttpPeer:
             line = raw.decode("utf-8", "replace").rstrip("\r\n")
             if line:
                 block.append(line)
+                size += len(line)
+                if size > MAX_MESSAGE:  # an event that does not end is not read any further
+                    self.noise.append(f"an SSE event longer than {MAX_MESSAGE} bytes (not read)")
+                    return
                 continue
             if not block:
                 continue
@@ -284,15 +310,13 @@ class HttpPeer:
                 if part.startswith("data:")
             )
             text = "\n".join(block) + "\n\n"
-            block = []
+            block, size = [], 0
             if not data:
                 continue
-            try:
-                message = json.loads(data)
-            except ValueError:
-                self.noise.append(data[:200])
-                continue
+            message = _read(data, self.noise)
             if not isinstance(message, dict):
+                if message is not None:
+                    self.noise.append(data[:200])
                 continue
             self.inbox.append(Received(message, prefix + text, channel))
             prefix = ""

@@ -2,7 +2,8 @@
 
 flaskr style: `sock`, `babel` and `htmx` exist once, in this module, and every web module
 registers its routes on its own blueprint named `bp`. `init_app` installs the security hooks
-first (headers on every response, the Origin check on every websocket upgrade: `security`),
+first (headers on every response, the guard on every POST and websocket upgrade: `security`;
+bounded bodies and a readable 413: `limits`),
 then the `Lab` (the scenario library plus the cache of rendered fragments) under
 `app.extensions["lab"]` and the Jinja filters that make tool text safe to show.
 """
@@ -29,6 +30,7 @@ def init_app(app: Flask) -> None:
         glossary,
         i18n,
         library,
+        limits,
         lti,
         recorded,
         render,
@@ -45,6 +47,7 @@ def init_app(app: Flask) -> None:
     babel.init_app(app, locale_selector=i18n.select_locale)
     sock.init_app(app)
     htmx.init_app(app)
+    limits.init_app(app)  # after htmx, whose request class it extends
     app.extensions["lab"] = Lab(app.config)
     text.init_app(app)
     course.init_app(app)

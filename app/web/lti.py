@@ -43,11 +43,12 @@ from flask import (
 from flask_babel import force_locale
 from pylti1p3.contrib.flask import FlaskMessageLaunch, FlaskOIDCLogin, FlaskRequest
 from pylti1p3.deep_link_resource import DeepLinkResource
-from pylti1p3.exception import LtiException
+from pylti1p3.exception import LtiException, OIDCException
 from pylti1p3.grade import Grade
 from pylti1p3.launch_data_storage.cache import CacheDataStorage
 from pylti1p3.tool_config import ToolConfJsonFile
 
+from app.bounded_json import JsonRefused, read_json
 from app.web.course import questions
 from app.web.i18n import select_locale
 
@@ -110,7 +111,7 @@ def login() -> Any:
     try:
         oidc = FlaskOIDCLogin(FlaskRequest(), conf, launch_data_storage=store)
         return oidc.redirect(target)
-    except LtiException as exc:
+    except (LtiException, OIDCException) as exc:  # a login without `iss` is an OIDCException
         return _refuse(str(exc))
 
 
@@ -197,8 +198,9 @@ def lesson_score(trace: list[dict[str, Any]], answers: dict[str, Any]) -> tuple[
 @bp.post("/score")
 def score() -> Any:
     conf, store = _tool()
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict):
+    try:  # bounded: a few thousand '[' are a 400 here, not a RecursionError
+        body = read_json(request.get_data(), 65536, want=dict)
+    except JsonRefused:
         return jsonify(error="a JSON object is expected"), 400
     lab = current_app.extensions["lab"]
     try:

@@ -3,65 +3,58 @@
 `mcp-lab probe --trace FILE` records a real server's session as the same steps `mcp-lab trace
 --format jsonl` prints; this module lets the viewer show such a file. `mcp-lab serve --trace
 FILE` loads files when the app starts (config `TRACE_FILES`), and /recorded has an upload form.
-A file is checked before it is kept: every line a JSON object with every step key of the right
-type, indexes in order, at most MAX_STEPS steps and MAX_BYTES bytes, and each step's view
-context computed once, so a broken file gets an error naming its line and is never half shown.
-A kept recording becomes a scenario-like object under `rec-<digest>` in the Lab, so the
-ordinary viewer (four views, deep links, keyboard, websocket) shows it unchanged; at most KEEP
-uploads are kept in memory, oldest dropped.
+A file is checked before it is kept: at most MAX_BYTES bytes (chunked uploads included, see
+app.web.limits) and MAX_STEPS steps, every line read by the bounded JSON reader, every step
+valid against the step schema (docs/step.schema.json, generated from app.engine.step's types
+and compiled once here, so the contract is written in one place), indexes in order, and each
+step's view context computed once, so a broken file gets an error naming its line, in the
+reader's language, and is never half shown. A kept recording becomes a scenario-like object
+under `rec-<digest>` in the Lab, so the ordinary viewer (four views, deep links, keyboard,
+websocket) shows it unchanged; at most KEEP uploads are kept in memory, oldest dropped.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from flask import Blueprint, Flask, abort, current_app, redirect, render_template, request, url_for
+import jsonschema
+from flask import Blueprint, Flask, current_app, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
-from flask_babel import gettext as _
+from flask_babel import gettext
+from werkzeug.exceptions import RequestEntityTooLarge
 
+from app.bounded_json import JsonRefused, read_json
+from app.engine import stepschema
 from app.engine.step import Step
-from app.web import views
+from app.web import limits, views
 from app.web.i18n import select_locale
+from app.web.limits import size_text
 
 bp = Blueprint("recorded", __name__)
 
 MAX_BYTES = 8 * 1024 * 1024
 MAX_STEPS = 5000
 KEEP = 32
+
+
+def _(text: str, **values: object) -> str:
+    """gettext, typed (Flask-Babel has no annotations); works outside a request too (English)."""
+    return str(gettext(text, **values))
+
+
 VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
-_TYPES: dict[str, tuple[type, ...]] = {
-    "index": (int,),
-    "kind": (str,),
-    "from": (str,),
-    "to": (str,),
-    "protocolVersion": (str,),
-    "era": (str,),
-    "transport": (str,),
-    "method": (str, type(None)),
-    "id": (int, str, type(None)),
-    "message": (dict, type(None)),
-    "frame": (str, type(None)),
-    "channel": (str, type(None)),
-    "reply": (str, type(None)),
-    "events": (list,),
-    "state": (dict,),
-    "changes": (dict,),
-    "narration": (dict,),
-    "checkpoint": (dict, type(None)),
-    "action": (int,),
-}
-_STATE_KEYS = ("servers", "clients", "host", "model", "console")
 
 
 class TraceFileError(ValueError):
     """A trace file that cannot be shown: `line` (from 1) and what is wrong there."""
 
     def __init__(self, line: int, message: str):
-        super().__init__(f"line {line}: {message}")
+        super().__init__(_("line %(line)s: %(what)s", line=line, what=message))
         self.line = line
 
 
@@ -81,62 +74,117 @@ class Recording:
     misconceptions: list[Step] = field(default_factory=list)
 
 
+@functools.cache
+def _validator() -> jsonschema.Draft202012Validator:
+    """The step schema, built from the step types (no file to find once installed), compiled
+    once; its own validity is a test's business (tests/test_engine_step.py)."""
+    return jsonschema.Draft202012Validator(stepschema.generate())
+
+
+def _where(path: str) -> str:
+    return path.removeprefix("$.").removeprefix("$")
+
+
+def _schema_error(error: jsonschema.ValidationError) -> str:
+    """One schema error as a sentence (the library's own messages are English only)."""
+    field = repr(_where(error.json_path))
+    root = error.json_path == "$"
+    instance: Any = error.instance
+    if error.validator == "required":
+        wanted: Any = error.validator_value
+        key = repr(next(k for k in wanted if k not in instance))
+        if root:
+            return _("the step has no %(key)s", key=key)
+        return _("%(field)s has no %(key)s", field=field, key=key)
+    if error.validator == "additionalProperties":
+        schema: Any = error.schema
+        key = repr(min(set(instance) - set(schema.get("properties", {})), default="?"))
+        if root:
+            return _("the step has a key the step format does not know: %(key)s", key=key)
+        return _("%(field)s has a key the step format does not know: %(key)s", field=field, key=key)
+    if error.validator in ("type", "anyOf"):
+        kind = JSON_TYPES.get(type(instance), "?")
+        return _("%(field)s has the wrong type (%(type)s)", field=field, type=kind)
+    if error.validator == "enum":
+        return _("%(field)s cannot be %(value)s", field=field, value=repr(instance)[:60])
+    return _("%(field)s does not fit the step format", field=field)
+
+
+JSON_TYPES = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    int: "integer",
+    float: "number",
+    bool: "boolean",
+    type(None): "null",
+}
+
+
 def _check_step(step: Any, position: int) -> None:
     line = position + 1
     if not isinstance(step, dict):
-        raise TraceFileError(line, "a step must be a JSON object")
-    for key, types in _TYPES.items():
-        if key not in step:
-            raise TraceFileError(line, f"the step has no {key!r}")
-        value = step[key]
-        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
-            raise TraceFileError(line, f"{key!r} has the wrong type ({type(value).__name__})")
+        raise TraceFileError(line, _("a step must be a JSON object"))
+    error = jsonschema.exceptions.best_match(_validator().iter_errors(step))
+    if error is not None:
+        raise TraceFileError(line, _schema_error(error))
     if step["index"] != position:
-        raise TraceFileError(line, f"'index' is {step['index']}, expected {position}")
+        raise TraceFileError(
+            line, _("'index' is %(index)s, expected %(expected)s", index=step["index"],
+                    expected=position)
+        )  # fmt: skip
     if step["protocolVersion"] not in VERSIONS:
-        raise TraceFileError(line, f"unknown protocolVersion {step['protocolVersion']!r}")
-    if step["transport"] not in ("stdio", "http"):
-        raise TraceFileError(line, f"unknown transport {step['transport']!r}")
-    missing = [k for k in _STATE_KEYS if k not in step["state"]]
-    if missing:
-        raise TraceFileError(line, f"'state' has no {missing[0]!r}")
-    if not all(isinstance(step["narration"].get(lang), str) for lang in ("en", "zh", "ru")):
-        raise TraceFileError(line, "'narration' needs en, zh and ru texts")
+        what = repr(step["protocolVersion"])[:60]
+        raise TraceFileError(line, _("unknown protocolVersion %(version)s", version=what))
 
 
 def check_step(step: Any, position: int) -> None:
-    """Raise TraceFileError unless `step` has every step key, typed, at index `position` (a
-    step that comes from elsewhere, e.g. the live view's served server, one at a time)."""
+    """Raise TraceFileError unless `step` is a valid step at index `position` (a step that
+    comes from elsewhere, e.g. the watch view's served server, one at a time)."""
     _check_step(step, position)
+
+
+def _refused_line(exc: JsonRefused) -> str:
+    if exc.reason == "depth":
+        return _("nested more than %(depth)s levels deep", depth=exc.limit)
+    if exc.reason == "binary":
+        return _("not UTF-8 text")
+    if exc.reason == "type":
+        return _("a step must be a JSON object")
+    if exc.reason == "size":
+        return _("the file is larger than %(limit)s", limit=size_text(MAX_BYTES))
+    return _("not JSON")
 
 
 def parse_trace(data: bytes) -> list[Step]:
     """The steps of a JSONL trace; raises TraceFileError naming the first bad line."""
     if len(data) > MAX_BYTES:
-        raise TraceFileError(1, f"the file is larger than {MAX_BYTES // (1024 * 1024)} MB")
+        raise TraceFileError(1, _("the file is larger than %(limit)s", limit=size_text(MAX_BYTES)))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise TraceFileError(data[: exc.start].count(b"\n") + 1, "not UTF-8 text") from None
+        raise TraceFileError(data[: exc.start].count(b"\n") + 1, _("not UTF-8 text")) from None
     steps: list[Step] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         if len(steps) >= MAX_STEPS:
-            raise TraceFileError(number, f"more than {MAX_STEPS} steps")
+            raise TraceFileError(number, _("more than %(most)s steps", most=MAX_STEPS))
         try:
-            step = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise TraceFileError(number, f"not JSON ({exc.msg})") from None
+            step = read_json(line, MAX_BYTES, want=dict)  # 100,000 '[' is a refusal, not a 500
+        except JsonRefused as exc:
+            raise TraceFileError(number, _refused_line(exc)) from None
         _check_step(step, len(steps))
         steps.append(cast(Step, step))  # _check_step has checked its shape
     if not steps:
-        raise TraceFileError(1, "the file has no steps")
+        raise TraceFileError(1, _("the file has no steps"))
     for index in range(len(steps)):  # what the views compute must work for every step
         try:
             views.step_context(steps, index)
         except Exception as exc:
-            raise TraceFileError(index + 1, f"the step cannot be shown ({exc})") from None
+            raise TraceFileError(
+                index + 1, _("the step cannot be shown (%(why)s)", why=type(exc).__name__)
+            ) from None
     return steps
 
 
@@ -195,46 +243,31 @@ def init_app(app: Flask) -> None:
         add(app, rec)
 
 
-def same_origin() -> bool:
-    """Whether a state-changing request comes from the lab's own pages (or from no browser).
-
-    Pages are served with Referrer-Policy: no-referrer, so a browser's own form POST says
-    `Origin: null`; Sec-Fetch-Site is what tells same-origin from cross-site then.
-    """
-    site = request.headers.get("Sec-Fetch-Site")
-    if site is not None:
-        return site in ("same-origin", "none")
-    origin = request.headers.get("Origin")
-    if origin is None:
-        return True  # not a browser (curl, a script): nothing to forge
-    return origin.rstrip("/") == request.host_url.rstrip("/")
+def _upload() -> tuple[str, int] | Recording:
+    """The uploaded file as a recording, or the error to show on the form and its status."""
+    # The file and the form around it; werkzeug cuts a body off at this limit, chunked too.
+    limits.allow(MAX_BYTES + 65536)
+    try:
+        file = request.files.get("trace")
+    except RequestEntityTooLarge:
+        return _("The file is larger than %(limit)s.", limit=size_text(MAX_BYTES)), 413
+    if file is None or not file.filename:
+        return _("Choose a trace file first."), 400
+    try:
+        return recording(parse_trace(file.read(MAX_BYTES + 1)), file.filename)
+    except TraceFileError as exc:
+        return _("This file is not a trace the lab can show: %(why)s", why=str(exc)), 400
 
 
 @bp.route("/recorded", methods=["GET", "POST"])
 def upload() -> ResponseReturnValue:
     lang = select_locale()
-    lab = current_app.extensions["lab"]
-    error = None
-    status = 200
+    error, status = None, 200
     if request.method == "POST":
-        if not same_origin():
-            abort(403)
-        if (request.content_length or 0) > MAX_BYTES + 65536:
-            error, status = _("The file is too large."), 413
-        else:
-            file = request.files.get("trace")
-            if file is None or not file.filename:
-                error, status = _("Choose a trace file first."), 400
-            else:
-                try:
-                    rec = recording(parse_trace(file.read(MAX_BYTES + 1)), file.filename)
-                except TraceFileError as exc:
-                    error, status = (
-                        _("This file is not a trace the lab can show: %(why)s", why=str(exc)),
-                        400,
-                    )
-                else:
-                    add(current_app._get_current_object(), rec)  # type: ignore[attr-defined]
-                    return redirect(url_for("viewer.page", sid=rec.id, lang=lang), 303)
-    recordings = list(lab.recorded.values())
+        taken = _upload()
+        if isinstance(taken, Recording):
+            add(current_app._get_current_object(), taken)  # type: ignore[attr-defined]
+            return redirect(url_for("viewer.page", sid=taken.id, lang=lang), 303)
+        error, status = taken
+    recordings = list(current_app.extensions["lab"].recorded.values())
     return render_template("recorded.html", lang=lang, recordings=recordings, error=error), status

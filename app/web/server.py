@@ -62,7 +62,8 @@ def options(host: str, port: int, workers: int = 1) -> dict[str, Any]:
     return {
         "bind": f"{host}:{port}",
         "workers": workers,
-        "worker_class": "gevent",
+        # gunicorn's gevent worker, whose own error answers carry our headers (app.web.worker)
+        "worker_class": "app.web.worker.LabWorker",
         "worker_connections": CONNECTIONS,
         # A websocket request "lasts" as long as the page is open; the worker itself stays
         # alive by heartbeat, so this timeout only catches a worker that is truly stuck.

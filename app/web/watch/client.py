@@ -7,13 +7,15 @@ becomes `Unreachable`, whose text the sessions region shows.
 
 from __future__ import annotations
 
-import json
 import urllib.error
 import urllib.request
 from typing import Any
 from urllib.parse import urlsplit
 
+from app.bounded_json import read_json
+
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+MAX_ANSWER = 32 * 1024 * 1024  # a long session's steps; JsonRefused is a ValueError below
 
 
 class Unreachable(Exception):
@@ -40,6 +42,7 @@ def ask(base: str, path: str, method: str = "GET") -> Any:
     req = urllib.request.Request(base + path, method=method, data=b"" if method == "POST" else None)
     try:
         with urllib.request.urlopen(req, timeout=3) as response:
-            return json.loads(response.read())
+            # Whatever listens on that port answers here: bounded, like every JSON we read.
+            return read_json(response.read(MAX_ANSWER + 1), MAX_ANSWER)
     except (OSError, ValueError, urllib.error.URLError) as exc:
         raise Unreachable(str(getattr(exc, "reason", exc))) from None
