@@ -1,19 +1,26 @@
-"""Benchmark: one instructor's step fanned out to many followers, beside a bare peer.
+"""Benchmark: one instructor's step fanned out to many followers, beside a bare peer and a floor.
 
-The lab runs as it serves a classroom (gunicorn, gevent worker); the peer is a bare
-`websockets` server that broadcasts the very same fragments (captured from the lab in the same
-run) with `websockets.broadcast`, which frames each message per connection. The load generator
-is not a browser: it opens N raw websocket connections (no permessage-deflate), counts frames,
-reads each frame's seq marker and timestamps it. Each run steps R times (one step per second);
-lab and peer runs alternate, and the figures are medians over the paired runs:
+The lab runs as it serves a classroom (gunicorn, gevent worker). Beside it, in the same run,
+with the very same fragments (captured from the lab's own follower):
 
-- server CPU per follower per step (utime+stime of the serving process), and its ratio to the peer;
+- the peer: a bare `websockets` server that broadcasts them with `websockets.broadcast`;
+- the floor: a plain Python loop of `socket.send()` of the lab's frame, encoded once, to the
+  same number of connected sockets: what writing the bytes costs with no server around it.
+
+The load generator (bench/loadgen.py) opens N raw websocket connections, counts frames and
+timestamps each seq. Each run steps R times (one step per second); lab, peer and floor runs
+alternate, and the figures are medians over the paired runs:
+
+- server CPU per follower per step (utime+stime of the serving process), and its ratio to the
+  peer's and to the floor's;
 - fan-out latency p50/p99 from "next" sent to the frame of that seq arriving, per follower;
 - idle memory per follower (RSS growth while N followers sit idle), and growth after the steps;
-- one follower that stops reading: the others' p99 with it, against without;
+- one follower that stops reading (its handshake accepted, then it never reads): the others'
+  p99 with it, against without, and when it was dropped;
 - 10 % of followers dropped and rejoined mid-lesson: every follower must end on the room's last
   seq with no step lost or out of order (rejoined ones restart from their "full" frame);
-- two processes sharing Redis against one process (p99 ratio).
+- two processes sharing Redis against one process (p99 ratio);
+- the size of a follower's step frame over the shipped scenarios (p50 and max).
 
 Run: `.venv/bin/python bench/fanout.py [--followers 1000,5000] [--steps 8] [--pairs 3]`.
 Needs redis-server for the two-process figure. Load stays on 127.0.0.1.
@@ -23,22 +30,33 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import os
-import re
 import resource
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
+from loadgen import (
+    MARK,
+    Follower,
+    cpu_seconds,
+    free_port,
+    hung_up,
+    in_order,
+    open_many,
+    percentile,
+    rss_kib,
+    serving_pids,
+    settle,
+    start_room,
+    stuck_reader,
+    wait_port,
+)
+
 ROOT = Path(__file__).resolve().parents[1]
-MARK = re.compile(rb'data-mode="(\w+)"(?: data-seq="(\d+)")?')
 PEER = r"""
 import asyncio, sys, websockets
 from websockets.asyncio.server import broadcast, serve
@@ -59,36 +77,51 @@ async def main():
         await asyncio.Future()
 asyncio.run(main())
 """
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_port(port: int) -> None:
-    for _ in range(200):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on {port}")
+# The floor: accept, answer the handshake, and for each frame the control connection sends
+# (4 bytes of length, then the encoded frame) one bare send() per socket.
+FLOOR = r"""
+import socket, sys, threading
+socks, control = [], []
+def accept(server):
+    while True:
+        conn, _ = server.accept()
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as gunicorn and asyncio do
+        head = chunk = b"?"
+        while chunk and b"\r\n\r\n" not in head:
+            chunk = conn.recv(4096)
+            head += chunk
+        if not chunk:  # a probe of the port: nothing to serve
+            conn.close()
+            continue
+        conn.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n")
+        (control if head.startswith(b"?GET /control") else socks).append(conn)
+server = socket.create_server(("127.0.0.1", int(sys.argv[1])), backlog=4096)
+threading.Thread(target=accept, args=(server,), daemon=True).start()
+while not control:
+    threading.Event().wait(0.05)
+ctl = control[0].makefile("rb")
+while True:
+    size = ctl.read(4)
+    if len(size) < 4:
+        break
+    frame = ctl.read(int.from_bytes(size, "big"))
+    for s in socks:
+        s.send(frame)
+"""
 
 
 def lab_server(port: int, workers: int, redis_url: str | None) -> subprocess.Popen[bytes]:
     env = os.environ | ({"LAB_REDIS_URL": redis_url} if redis_url else {})
     args = [sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", str(workers)]
-    args += [
-        "--worker-connections",
-        "20000",
-        "-b",
-        f"127.0.0.1:{port}",
-        "--log-level",
-        os.environ.get("BENCH_LOG", "error"),
-    ]
+    args += ["--worker-connections", "20000", "-b", f"127.0.0.1:{port}"]
+    args += ["--log-level", os.environ.get("BENCH_LOG", "error")]
     proc = subprocess.Popen([*args, "app.web.factory:create_app()"], cwd=ROOT, env=env)
+    wait_port(port)
+    return proc
+
+
+def script(source: str, port: int) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen([sys.executable, "-c", source, str(port)], cwd=ROOT)
     wait_port(port)
     return proc
 
@@ -102,150 +135,13 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
-def peer_server(port: int) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen([sys.executable, "-c", PEER, str(port)], cwd=ROOT)
-    wait_port(port)
-    return proc
-
-
-def serving_pids(proc: subprocess.Popen[bytes]) -> list[int]:
-    """The processes that serve sockets: gunicorn's workers, or the peer itself."""
-    try:
-        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
-    except OSError:
-        children = []
-    return [int(c) for c in children] or [proc.pid]
-
-
-def cpu_seconds(pids: list[int]) -> float:
-    total = 0
-    for pid in pids:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
-
-
-def rss_kib(pids: list[int]) -> int:
-    total = 0
-    for pid in pids:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                total += int(line.split()[1])
-    return total
-
-
-def start_room(port: int) -> tuple[str, str]:
-    class NoRedirect(urllib.request.HTTPRedirectHandler):
-        def redirect_request(self, *args: object, **kwargs: object) -> None:
-            return None
-
-    data = b"scenario=pagination&version=2025-06-18&transport=http"
-    try:
-        urllib.request.build_opener(NoRedirect).open(
-            urllib.request.Request(f"http://127.0.0.1:{port}/live", data=data)
-        )
-    except urllib.error.HTTPError as answer:
-        cookie = next(c for c in answer.headers.get_all("Set-Cookie") if "mcp-lab-teach-" in c)
-        return answer.headers["Location"].split("/")[2], cookie.split(";")[0]
-    raise RuntimeError("POST /live did not redirect")
-
-
-def client_frame(text: str) -> bytes:
-    """A masked client text frame (mask key 0: the payload goes as is)."""
-    data = text.encode()
-    n = len(data)
-    head = bytes((0x81, 0x80 | n)) if n < 126 else bytes((0x81, 0xFE)) + n.to_bytes(2, "big")
-    return head + b"\0\0\0\0" + data
-
-
-class Follower:
-    """One raw websocket connection that counts frames and timestamps each seq."""
-
-    def __init__(self) -> None:
-        self.arrived: dict[int, float] = {}
-        self.order: list[tuple[str, int | None]] = []
-        self.frames = 0
-        self.payloads: list[bytes] = []
-        self.keep = False
-        self.writer: asyncio.StreamWriter | None = None
-        self.task: asyncio.Task[None] | None = None
-
-    async def open(self, port: int, path: str, cookie: str = "") -> None:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        key = base64.b64encode(os.urandom(16)).decode()
-        extra = f"Cookie: {cookie}\r\n" if cookie else ""
-        writer.write(
-            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: http://127.0.0.1:{port}\r\n"
-            f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-            f"Sec-WebSocket-Version: 13\r\n{extra}\r\n".encode()
-        )
-        await reader.readuntil(b"\r\n\r\n")
-        self.writer = writer
-        self.task = asyncio.ensure_future(self.read(reader))
-
-    async def read(self, reader: asyncio.StreamReader) -> None:
-        try:
-            while True:
-                head = await reader.readexactly(2)
-                n = head[1] & 0x7F
-                if n == 126:
-                    n = int.from_bytes(await reader.readexactly(2), "big")
-                elif n == 127:
-                    n = int.from_bytes(await reader.readexactly(8), "big")
-                payload = await reader.readexactly(n)
-                now = time.perf_counter()
-                self.frames += 1
-                if head[0] & 0x0F != 1:
-                    continue
-                match = MARK.search(payload, 0, 200)
-                if match and match.group(2) is not None:
-                    seq = int(match.group(2))
-                    self.arrived.setdefault(seq, now)
-                    self.order.append((match.group(1).decode(), seq))
-                    if self.keep:
-                        self.payloads.append(payload)
-        except (asyncio.IncompleteReadError, ConnectionError):
-            return
-
-    def send(self, text: str) -> None:
-        assert self.writer is not None
-        self.writer.write(client_frame(text))
-
-    def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
-        if self.task is not None:
-            self.task.cancel()
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else float("nan")
-
-
-async def open_many(n: int, port: int, path: str, keep_first: bool = False) -> list[Follower]:
-    followers = [Follower() for _ in range(n)]
-    followers[0].keep = keep_first
-    for i in range(0, n, 200):  # in batches: the accept queue is finite
-        await asyncio.gather(*(f.open(port, path) for f in followers[i : i + 200]))
-    return followers
-
-
-async def settle(followers: list[Follower], seq: int, timeout: float = 20) -> None:
-    deadline = time.perf_counter() + timeout
-    while time.perf_counter() < deadline:
-        if all(seq in f.arrived for f in followers):
-            return
-        await asyncio.sleep(0.02)
-
-
-def in_order(f: Follower, last: int) -> bool:
-    """Every seq after the follower's last "full" frame arrived once, in order, to `last`."""
-    seqs = [s for _, s in f.order]
-    fulls = [i for i, (mode, _) in enumerate(f.order) if mode == "full"]
-    tail = seqs[fulls[-1] :] if fulls else seqs
-    deduped = [s for i, s in enumerate(tail) if i == 0 or s > tail[i - 1]]
-    return bool(deduped) and deduped[-1] == last and deduped == list(range(deduped[0], last + 1))
+def text_frame(payload: bytes) -> bytes:
+    n = len(payload)
+    if n < 126:
+        return bytes((0x81, n)) + payload
+    if n < 1 << 16:
+        return bytes((0x81, 126)) + n.to_bytes(2, "big") + payload
+    return bytes((0x81, 127)) + n.to_bytes(8, "big") + payload
 
 
 async def lab_run(
@@ -259,51 +155,50 @@ async def lab_run(
         teacher = Follower()
         await teacher.open(port, path, cookie)
         await asyncio.sleep(0.5)
-        pids = serving_pids(proc)
+        pids = serving_pids(proc.pid)
         rss0 = rss_kib(pids)
         followers = await open_many(n, port, path, keep_first=True)
         await settle(followers, 0)
         await asyncio.sleep(1.0)
         rss1 = rss_kib(pids)
-        stuck = None
-        if slow:
-            stuck = socket.socket()
-            stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            stuck.connect(("127.0.0.1", port))
-            stuck.sendall(
-                f"GET {path} HTTP/1.1\r\nHost: x\r\nOrigin: http://127.0.0.1:{port}\r\n"
-                "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: "
-                "dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
-            )
+        stuck = stuck_reader(port, path) if slow else None
+        opened = time.perf_counter()
         cpu0 = cpu_seconds(pids)
         sent: dict[int, float] = {}
-        rejoined: list[Follower] = []
         for seq in range(1, steps + 1):
             if churn and seq == steps // 2:
                 gone = followers[1 : 1 + n // 10]
                 for f in gone:
                     f.close()
-                followers = [followers[0], *followers[1 + n // 10 :]]
-                rejoined = await open_many(len(gone), port, path)
-                followers += rejoined
+                followers = [
+                    followers[0],
+                    *followers[1 + n // 10 :],
+                    *await open_many(len(gone), port, path),
+                ]
             sent[seq] = time.perf_counter()
             teacher.send('{"command": "next"}')
             await settle(followers, seq)
             await asyncio.sleep(max(0.0, 1.0 - (time.perf_counter() - sent[seq])))
         cpu1 = cpu_seconds(pids)
         rss2 = rss_kib(pids)
+        dropped_after = float("nan")
+        if stuck is not None:  # the send deadline (LAB_WS_SEND_TIMEOUT) or a full queue
+            waited = time.perf_counter()
+            while not hung_up(stuck) and time.perf_counter() - waited < 60:
+                await asyncio.sleep(0.1)
+            if hung_up(stuck):
+                dropped_after = time.perf_counter() - opened
         lat = [f.arrived[s] - t for f in followers for s, t in sent.items() if s in f.arrived]
-        ok = sum(in_order(f, steps) for f in followers)
         result = {
             "per_follower_us": (cpu1 - cpu0) / (n * steps) * 1e6,
             "p50_ms": percentile(lat, 0.5) * 1e3,
             "p99_ms": percentile(lat, 0.99) * 1e3,
             "idle_kib": (rss1 - rss0) / n,
             "growth_kib": (rss2 - rss1) / n,
-            "in_order": ok,
+            "in_order": sum(in_order(f, steps) for f in followers),
             "followers": len(followers),
             "bytes_per_step": statistics.mean([len(p) for p in followers[0].payloads[1:]] or [0]),
-            "frames": statistics.mean(f.frames for f in followers),
+            "dropped_after_s": dropped_after,
         }
         result["payloads"] = followers[0].payloads  # type: ignore[assignment]
         for f in (teacher, *followers):
@@ -315,13 +210,14 @@ async def lab_run(
         stop(proc)
 
 
-async def peer_run(n: int, payloads: list[bytes], steps: int) -> dict[str, float]:
+async def bare_run(n: int, payloads: list[bytes], steps: int, floor: bool) -> dict[str, float]:
+    """The peer (websockets' broadcast) or the floor (a bare send() loop), same frames."""
     port = free_port()
-    proc = peer_server(port)
+    proc = script(FLOOR if floor else PEER, port)
     try:
         control = Follower()
         await control.open(port, "/control")
-        pids = serving_pids(proc)
+        pids = serving_pids(proc.pid)
         rss0 = rss_kib(pids)
         followers = await open_many(n, port, "/follow")
         await asyncio.sleep(1.0)
@@ -332,7 +228,11 @@ async def peer_run(n: int, payloads: list[bytes], steps: int) -> dict[str, float
         steps = min(steps, max(deltas))
         for seq in range(1, steps + 1):
             sent[seq] = time.perf_counter()
-            control.send(deltas[seq].decode())
+            if floor:
+                frame = text_frame(deltas[seq])
+                control.send_raw(len(frame).to_bytes(4, "big") + frame)
+            else:
+                control.send(deltas[seq].decode())
             await settle(followers, seq)
             await asyncio.sleep(max(0.0, 1.0 - (time.perf_counter() - sent[seq])))
         cpu1 = cpu_seconds(pids)
@@ -349,6 +249,34 @@ async def peer_run(n: int, payloads: list[bytes], steps: int) -> dict[str, float
         stop(proc)
 
 
+def step_frames() -> list[int]:
+    """The size of every step frame a following student gets (a step forward), in bytes, over
+    every shipped scenario, version and transport, in English, as the relay builds it."""
+    sys.path.insert(0, str(ROOT))
+    from app.web.channel import text_frame as encode
+    from app.web.classroom import room as rooms
+    from app.web.classroom.payload import Follower as Seat
+    from app.web.classroom.payload import Payloads
+    from app.web.classroom.store import room_event
+    from app.web.factory import create_app
+
+    app = create_app({"TESTING": True})
+    live, lab = app.extensions["classroom"], app.extensions["lab"]
+    payloads, sizes = Payloads(live), []
+    with app.test_request_context("/"):
+        for sid, scenario in sorted(lab.library.scenarios.items()):
+            for version in scenario.versions:
+                for transport in scenario.transports:
+                    room = rooms.new_room("BENCH1", sid, version, transport, "d", 0.0)
+                    seat = Seat(room.code, "en")
+                    for step in range(1, len(lab.trace(sid, version, transport))):
+                        after = rooms.move(room, 0.0, step)
+                        before = room_event(room, after)["before"]
+                        sizes.append(len(encode(payloads.step(after, before, seat))))
+                        room = after
+    return sizes
+
+
 def median(runs: list[dict[str, float]], key: str) -> float:
     return statistics.median(r[key] for r in runs)
 
@@ -361,27 +289,39 @@ async def main() -> None:
     args = parser.parse_args()
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    sizes = sorted(step_frames())
+    p50_kib, max_kib = percentile([float(s) for s in sizes], 0.5) / 1024, sizes[-1] / 1024
+    print(
+        f"step frames over the shipped scenarios: {len(sizes)}, p50 {p50_kib:.1f} KiB, "
+        f"p90 {percentile([float(s) for s in sizes], 0.9) / 1024:.1f} KiB, max {max_kib:.1f} KiB"
+    )
     summary: dict[str, float] = {}
     for n in [int(x) for x in args.followers.split(",")]:
-        labs, peers = [], []
+        labs, peers, floors = [], [], []
         for _ in range(args.pairs):
             lab = await lab_run(n, args.steps, 1, None, slow=False, churn=False)
             labs.append(lab)
-            peers.append(await peer_run(n, lab["payloads"], args.steps))  # type: ignore[arg-type]
+            payloads: list[bytes] = lab["payloads"]  # type: ignore[assignment]
+            peers.append(await bare_run(n, payloads, args.steps, floor=False))
+            floors.append(await bare_run(n, payloads, args.steps, floor=True))
         lab_us, peer_us = median(labs, "per_follower_us"), median(peers, "per_follower_us")
+        floor_us = median(floors, "per_follower_us")
         print(
             f"{n} followers, {args.steps} steps x {args.pairs} pairs: CPU/follower/step "
-            f"{lab_us:.1f} us vs peer {peer_us:.1f} us (ratio {lab_us / peer_us:.2f}); "
-            f"p50 {median(labs, 'p50_ms'):.0f} ms / p99 {median(labs, 'p99_ms'):.0f} ms vs peer "
-            f"{median(peers, 'p50_ms'):.0f} / {median(peers, 'p99_ms'):.0f} ms; idle "
-            f"{median(labs, 'idle_kib'):.1f} KiB/follower (peer {median(peers, 'idle_kib'):.1f}),"
-            f" after steps +{median(labs, 'growth_kib'):.1f} KiB; "
-            f"{median(labs, 'bytes_per_step') / 1024:.1f} KiB per step frame"
+            f"{lab_us:.1f} us vs peer {peer_us:.1f} us (ratio {lab_us / peer_us:.2f}) vs floor "
+            f"{floor_us:.1f} us (ratio {lab_us / floor_us:.2f}); p50 {median(labs, 'p50_ms'):.0f}"
+            f" ms / p99 {median(labs, 'p99_ms'):.0f} ms vs peer {median(peers, 'p50_ms'):.0f} / "
+            f"{median(peers, 'p99_ms'):.0f} ms vs floor {median(floors, 'p50_ms'):.0f} / "
+            f"{median(floors, 'p99_ms'):.0f} ms; idle {median(labs, 'idle_kib'):.1f} KiB/follower"
+            f" (peer {median(peers, 'idle_kib'):.1f}), after steps "
+            f"+{median(labs, 'growth_kib'):.1f} KiB; "
+            f"{median(labs, 'bytes_per_step') / 1024:.1f} KiB per step frame (pagination)"
         )
         summary = {
             "followers": n,
             "per": lab_us,
             "peer": peer_us,
+            "floor": floor_us,
             "p99": median(labs, "p99_ms"),
             "peer_p99": median(peers, "p99_ms"),
             "idle": median(labs, "idle_kib"),
@@ -389,8 +329,10 @@ async def main() -> None:
     n = int(summary["followers"])
     slow = await lab_run(n, args.steps, 1, None, slow=True, churn=False)
     print(
-        f"one follower stops reading: others' p99 {slow['p99_ms']:.0f} ms vs "
-        f"{summary['p99']:.0f} ms ({slow['p99_ms'] / summary['p99']:.2f}x)"
+        f"one follower stops reading (its handshake accepted): others' p99 "
+        f"{slow['p99_ms']:.0f} ms vs {summary['p99']:.0f} ms "
+        f"({slow['p99_ms'] / summary['p99']:.2f}x); it was dropped "
+        f"{slow['dropped_after_s']:.1f} s after it connected (nan: not within a minute)"
     )
     churn = await lab_run(n, args.steps, 1, None, slow=False, churn=True)
     print(
@@ -422,7 +364,9 @@ async def main() -> None:
         f"followers={n} per_follower_us={summary['per']:.1f} "
         f"peer_per_follower_us={summary['peer']:.1f} ratio={summary['per'] / summary['peer']:.2f} "
         f"p99_ms={summary['p99']:.0f} peer_p99_ms={summary['peer_p99']:.0f} "
-        f"idle_kib={summary['idle']:.1f} in_order={churn['in_order']}/{churn['followers']}"
+        f"idle_kib={summary['idle']:.1f} in_order={churn['in_order']}/{churn['followers']} "
+        f"frame_p50_kib={p50_kib:.1f} frame_max_kib={max_kib:.1f} "
+        f"floor_us={summary['floor']:.1f} floor_ratio={summary['per'] / summary['floor']:.2f}"
     )
 
 
