@@ -1,6 +1,7 @@
 """Every socket the lab serves reads its commands the same way: hostile frames get an alert.
 
-The viewer's and the classroom's sockets, opened by hand on the live server (tests/rawws.py),
+The viewer's, the classroom's and the watch page's sockets, opened by hand on the live server
+(tests/rawws.py),
 are sent what a hostile page or script might send: binary bytes, 10 MB of text, 4,000 `[`, a
 JSON value that is not an object, an unknown command and values of the wrong type. Each gets
 one alert on that socket, in the socket's language, never an HTTP status or a closed socket;
@@ -20,6 +21,7 @@ import pytest
 
 from tests.classroom_client import start_room
 from tests.rawws import abort, read_text, text_frame, upgrade
+from tests.test_serving_sessions import initialize, served
 
 HOSTILE: list[tuple[bytes, str]] = [
     (text_frame(b"\x00\xff\x10random", opcode=2), "Commands must be text frames."),
@@ -76,7 +78,19 @@ def student(live_server: str) -> Iterator[socket.socket]:
     abort(sock)
 
 
-@pytest.mark.parametrize("name", ["viewer", "student"])
+@pytest.fixture
+def watch(live_server: str) -> Iterator[socket.socket]:
+    with served("pagination", "files") as (base, _endpoint):
+        initialize(base)
+        sock, status = upgrade(live_server, f"/ws/watch?server={base}")
+        assert status == 101
+        while 'id="watch-lab"' not in read_text(sock):  # the sessions, then the session drawn
+            pass
+        yield sock
+        abort(sock)
+
+
+@pytest.mark.parametrize("name", ["viewer", "student", "watch"])
 def test_every_socket_answers_hostile_frames_with_an_alert_and_keeps_serving(name, request):
     sock = request.getfixturevalue(name)
     for frame, said in HOSTILE:

@@ -2,9 +2,9 @@
 
 A `Channel` is the only code that writes to a websocket or reads from it. It owns:
 
-- the frames: a server's text frame is encoded here once (`text_frame`), so a group send
-  writes the very same bytes to every member; no permessage-deflate is ever negotiated
-  (it would compress the same frame again per socket and keep a compressor per socket);
+- the frames (app.web.wsframe): a text frame is encoded once, so a group send writes the very
+  same bytes to every member; no permessage-deflate is ever negotiated (it would compress the
+  same frame again per socket and keep a compressor per socket);
 - one write path with one deadline: every write first goes straight to the kernel without
   waiting, and only what does not fit waits, cooperatively, for `send_timeout` seconds; a peer
   that cannot take one frame in that time is aborted;
@@ -19,8 +19,9 @@ A `Channel` is the only code that writes to a websocket or reads from it. It own
   with wsproto, answers pings, and bounds what it keeps: a message over `max_command` bytes
   is dropped as it arrives and handed on as `Oversized(size)`, so the handler can answer it.
 
-Only the handler's own greenlet and a group sender ever write, each holding `_writing`: the
-sender only tries (never waits for) the lock, so one stuck socket never slows a group send.
+Only the handler's own greenlet and a group sender ever write, each holding the write turn
+(`_writing`): the sender only tries it (never waits for it), so one stuck socket never slows a
+group send.
 """
 
 from __future__ import annotations
@@ -32,29 +33,21 @@ import struct
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
 from wsproto.connection import Connection, ConnectionState, ConnectionType
 from wsproto.events import BytesMessage, CloseConnection, Ping, Pong, TextMessage
 
-__all__ = ["PING", "Channel", "Closed", "Message", "Oversized", "Settings", "text_frame"]
+from app.web import concurrency
+from app.web.wsframe import PING, Message, Oversized, pong_frame, text_frame
 
-PING = b"\x89\x00"
+__all__ = ["Channel", "Closed", "Message", "Oversized", "Settings", "text_frame"]
+
+DONTWAIT = socket.MSG_DONTWAIT
 RECEIVE = 4096  # bytes per read: commands are small
 INBOX = 64  # commands waiting for the handler before the reader stops reading (backpressure)
-
-
-def text_frame(payload: str) -> bytes:
-    """One unfragmented, unmasked server text frame carrying `payload` (RFC 6455 §5.2)."""
-    data = payload.encode()
-    n = len(data)
-    if n < 126:
-        return bytes((0x81, n)) + data
-    if n < 1 << 16:
-        return bytes((0x81, 126)) + n.to_bytes(2, "big") + data
-    return bytes((0x81, 127)) + n.to_bytes(8, "big") + data
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,44 +60,8 @@ class Settings:
     max_command: int = 4096
 
 
-@dataclass(frozen=True)
-class Oversized:
-    """A message larger than the command limit: its bytes were dropped, `size` counts them."""
-
-    size: int
-
-
 class Closed(Exception):
     """The peer is gone, or was closed: the normal end of a socket's handler."""
-
-
-class Message:
-    """One group send as each kind of member gets it: `render(tag)` gives the payload for a
-    member whose channel has that tag (text, an encoded frame, or None: nothing for it),
-    encoded once per tag, on first need. `latest` names a kind of which only the newest is
-    worth sending (a count); `close`, when set, closes each member's channel after the frame,
-    with that reason."""
-
-    __slots__ = ("_frames", "_render", "close", "latest")
-
-    def __init__(
-        self,
-        render: Callable[[Hashable], str | bytes | None],
-        latest: str | None = None,
-        close: str | None = None,
-    ) -> None:
-        self._render = render
-        self._frames: dict[Hashable, bytes | None] = {}
-        self.latest = latest
-        self.close = close
-
-    def frame(self, tag: Hashable) -> bytes | None:
-        if tag in self._frames:
-            return self._frames[tag]
-        payload = self._render(tag)
-        frame = text_frame(payload) if isinstance(payload, str) else payload
-        self._frames[tag] = frame
-        return frame
 
 
 class _Close:
@@ -147,7 +104,7 @@ class Channel:
         self.settings = settings
         self.tag = tag
         self.bell = threading.Event()  # rung by the reader and by group sends
-        self._writing = threading.Lock()
+        self._writing: Any = concurrency.write_turn()
         self._queue: deque[Any] = deque()
         self._latest: dict[str, Message | bytes] = {}
         self._inbox: list[str | bytes | Oversized] = []
@@ -159,7 +116,7 @@ class Channel:
         self._ponged = True
         self._pinged = False
         self._next_ping = time.monotonic() + settings.ping_interval
-        _spawn(self._read)
+        concurrency.spawn(self._read)
 
     # The handler's side ----------------------------------------------------------------------
 
@@ -202,7 +159,7 @@ class Channel:
         self.open = False
         with contextlib.suppress(Exception):  # a peer already gone, or a state past closing
             if self._conn.state in (ConnectionState.OPEN, ConnectionState.REMOTE_CLOSING):
-                self._raw.send(self._conn.send(CloseConnection(code, reason)), socket.MSG_DONTWAIT)
+                self._raw.send(self._conn.send(CloseConnection(code, reason)), DONTWAIT)
         with contextlib.suppress(OSError):
             self.sock.shutdown(socket.SHUT_RDWR)
         self.bell.set()
@@ -221,49 +178,53 @@ class Channel:
 
     def offer(self, message: Message) -> bool:
         """Hand this member a group send without waiting on its socket; False when its queue
-        is full (it stopped reading: the group drops it)."""
-        if not self.open:
-            return True
+        is full (it stopped reading: the group drops it). A group send pays this once per
+        member, so the common case (nothing queued, the socket takes the frame) is a straight
+        line; the frame is rendered before the write turn is tried (rendering may wait on I/O;
+        a turn is never held across a wait by a sender)."""
         if message.latest is not None:
             self._latest[message.latest] = message
             self.bell.set()
             return True
-        if not self._queue and self._writing.acquire(blocking=False):
-            try:
-                if not self._queue:
-                    frame = message.frame(self.tag)
-                    if frame is None or self._write_now(frame):
-                        if message.close is not None:
-                            self._queue.append(_Close(message.close))
-                            self.bell.set()
-                        return True
-            finally:
-                self._writing.release()
-        if len(self._queue) >= self.settings.queue:
+        tag = self.tag
+        frame = message._frame if tag is message._tag else message.frame(tag)
+        if (
+            frame is None
+            or self._queue
+            or message.close is not None
+            or not self.open
+            or not self._writing.acquire(False)
+        ):
+            return self._enqueue(message, frame)
+        try:
+            sent = self._raw.send(frame, DONTWAIT)
+            if sent < len(frame):  # the rest goes first, before any later frame
+                self._queue.append(frame[sent:])
+                self.bell.set()
+            return True
+        except BlockingIOError:
+            pass
+        except OSError:  # the peer is gone: its reader ends the handler
+            self.open = False
+            self.bell.set()
+            return True
+        finally:
+            self._writing.release()
+        return self._enqueue(message, frame)
+
+    def _enqueue(self, message: Message, frame: bytes | None) -> bool:
+        if not self.open or (frame is None and message.close is None):
+            return True
+        queue = self._queue
+        if len(queue) >= self.settings.queue:
             return False
-        self._queue.append(message)
+        queue.append(message)
         if message.close is not None:
-            self._queue.append(_Close(message.close))
+            queue.append(_Close(message.close))
         self.bell.set()
         return True
 
     # Writing -----------------------------------------------------------------------------------
-
-    def _write_now(self, frame: bytes) -> bool:
-        """Write without waiting (the write lock held, the queue empty); the unsent rest is
-        queued first. False when the socket takes nothing now."""
-        try:
-            sent = self._raw.send(frame, socket.MSG_DONTWAIT)
-        except BlockingIOError:
-            return False
-        except OSError:  # the peer is gone: the reader ends the handler
-            self.open = False
-            self.bell.set()
-            return True
-        if sent < len(frame):
-            self._queue.appendleft(frame[sent:])
-            self.bell.set()
-        return True
 
     def _drain(self) -> None:
         """Write the queue, then the latest values (the write lock held)."""
@@ -290,7 +251,7 @@ class Channel:
         try:
             while view:
                 try:
-                    view = view[self._raw.send(view, socket.MSG_DONTWAIT) :]
+                    view = view[self._raw.send(view, DONTWAIT) :]
                     continue
                 except BlockingIOError:
                     pass
@@ -335,8 +296,7 @@ class Channel:
             if isinstance(event, TextMessage | BytesMessage):
                 self._take(event)
             elif isinstance(event, Ping):
-                payload = bytes(event.payload)
-                self._latest["pong"] = bytes((0x8A, len(payload))) + payload
+                self._latest["pong"] = pong_frame(bytes(event.payload))
                 self.bell.set()
             elif isinstance(event, Pong):
                 self._ponged = True
@@ -366,17 +326,3 @@ class Channel:
         self._size = 0
         self._inbox.append(item)
         self.bell.set()
-
-
-def _spawn(target: Callable[[], None]) -> None:
-    """Run `target` beside the handler: a bare greenlet under gevent's patch (no Thread object
-    per socket), else a daemon thread (werkzeug's threaded server, tests)."""
-    try:
-        from gevent import monkey, spawn_raw
-
-        if monkey.is_module_patched("threading"):
-            spawn_raw(target)
-            return
-    except ImportError:  # pragma: no cover (gevent is a dependency)
-        pass
-    threading.Thread(target=target, name="channel-reader", daemon=True).start()

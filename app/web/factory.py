@@ -31,13 +31,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         # run_trace (None means app.engine.library / app.engine.runner).
         LAB_ENGINE=None,
         # Commands are tiny JSON objects; anything larger than this is refused with an error
-        # the user can read, and the connection stays open.
+        # the user can read (its bytes dropped as they arrive), and the connection stays open.
         WS_MAX_COMMAND=4096,
-        # Hard limit enforced by simple-websocket itself: the socket is closed (1009). Its own
-        # ping thread is off: it blocks on a full send buffer; app.web.wire pings instead.
-        SOCK_SERVER_OPTIONS={"max_message_size": 65536, "ping_interval": None},
         # A peer that answers no ping for one interval, or cannot take a frame within the send
-        # timeout, is closed (app.web.wire).
+        # timeout, is closed (app.web.channel).
         WS_PING_INTERVAL=25,
         WS_SEND_TIMEOUT=10,
         AUTOPLAY_MS=1600,

@@ -4,14 +4,14 @@
 its page is open, and a classroom is thousands of them, mostly idle. Gunicorn's gthread worker
 gave each one an OS thread from a fixed pool of 256: socket 257 hung, and 256 half-sent request
 heads (a slow-loris) froze every page. The gevent worker gives each connection a greenlet
-instead (flask-sock supports it; gevent patches the standard library so simple-websocket's
-reader thread is a greenlet too): an idle socket costs a few tens of kilobytes, not a thread,
+instead (gevent patches the standard library, so each socket's reader, app.web.channel, is a
+greenlet too): an idle socket costs a few tens of kilobytes, not a thread,
 and the number of sockets is bounded by `worker_connections`, not by a pool a few clients can
 use up. bench/serving.py measures both models side by side.
 
 Deadlines keep the cheap connections from piling up: `keepalive` bounds how long gunicorn waits
-for a request head (a connection that sends half a head is closed after it), and app.web.wire
-bounds every websocket send and reaps peers that stop answering pings.
+for a request head (a connection that sends half a head is closed after it), and
+app.web.channel bounds every websocket send and reaps peers that stop answering pings.
 
 One worker process by default: the rendered-step cache and the classroom rooms live in its
 memory. `--workers N` runs N processes, which only makes sense with a shared room store

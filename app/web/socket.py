@@ -17,16 +17,8 @@ from app.web import i18n, upgrade
 from app.web.pacer import Pacer
 from app.web.render import open_viewer
 from app.web.session import converse
-from app.web.wire import Wire
 
 bp = Blueprint("socket", __name__)
-
-
-def wire(ws: Any) -> Wire:
-    """A flask-sock socket with the app's send deadline and heartbeat (the watch page's, until
-    it moves onto the channel)."""
-    config = current_app.config
-    return Wire(ws, config["WS_PING_INTERVAL"], config["WS_SEND_TIMEOUT"])
 
 
 def scenario_socket(ws: Any, sid: str) -> None:

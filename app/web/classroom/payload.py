@@ -10,6 +10,7 @@ the class, the regions that changed and the bar; for a student browsing on their
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
@@ -36,6 +37,13 @@ class Follower:
     audience: str = "student"
     attached: bool = True  # a student who follows the class (False: browsing on their own)
     step: int = field(default=0, compare=False)
+
+
+@functools.lru_cache(maxsize=4096)
+def seat(code: str, lang: str, audience: str, attached: bool) -> Follower:
+    """The one `Follower` object of each kind, shared by every channel of that kind as its tag,
+    so a group send finds a kind's frame by identity rather than by comparing followers."""
+    return Follower(code, lang, audience, attached)
 
 
 class Payloads:

@@ -28,6 +28,7 @@ from app.web.channel import Channel
 from app.web.classroom import codes, frames
 from app.web.classroom import room as rooms
 from app.web.classroom.fanout import Follower
+from app.web.classroom.payload import seat
 from app.web.classroom.room import Room, RoomError
 from app.web.classroom.store import StoreUnavailable, instructors_group, room_group
 from app.web.commands import Refused
@@ -76,11 +77,12 @@ class Conversation:
         self.f = f
         self.view = view
         self.voter = voter
-        ch.tag = f
+        self.become()
 
     def become(self, **changes: Any) -> None:
-        """Change what this socket is for the room's sends (language, attached)."""
-        self.f = self.ch.tag = replace(self.f, **changes)
+        """Change what this socket is for the room's sends (language, attached, step)."""
+        f = self.f = replace(self.f, **changes)
+        self.ch.tag = seat(f.code, f.lang, f.audience, f.attached)
 
     def room(self) -> Room:
         room = self.live.get(self.f.code)

@@ -16,7 +16,7 @@ from urllib.parse import quote
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
-from app.web import recorded, sock
+from app.web import recorded, upgrade
 from app.web.i18n import select_locale
 from app.web.pacer import Pacer
 from app.web.render import page_html
@@ -97,4 +97,4 @@ def open_session() -> ResponseReturnValue:
 
 # The socket's route sits on this blueprint so its URL keeps its name (watch.watch_socket),
 # registered by call so the handler stays importable for tests (as app.web.socket does).
-sock.route("/ws/watch", bp=bp)(watch_socket)
+upgrade.route(bp, "/ws/watch")(watch_socket)

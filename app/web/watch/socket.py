@@ -16,21 +16,18 @@ pushes; a polled fragment would have to rebuild those controls beside the socket
 
 from __future__ import annotations
 
-import contextlib
-import json
 import time
 from collections.abc import Mapping
 from typing import Any
 
-from flask import current_app, request
+from flask import current_app, render_template, request
 from flask_babel import force_locale, gettext
-from simple_websocket import ConnectionClosed
 
-from app.web import i18n
+from app.web import commands, i18n
+from app.web.channel import Channel, Closed
 from app.web.pacer import Pacer
 from app.web.render import Viewer, chrome_html, session_html, step_html, timeline_html
-from app.web.session import handle, tick
-from app.web.socket import wire
+from app.web.session import apply, tick
 from app.web.watch.client import Unreachable, ask, served_url
 from app.web.watch.feed import Feed
 from app.web.watch.render import WatchLab, head_html, lab_html, sessions_html, viewer, what_changed
@@ -114,21 +111,28 @@ class Watch:
         return out
 
     def command(self, raw: Any) -> list[str]:
-        """A command from the page: "change" here, any other the viewer's (app.web.session);
-        a language switch also redraws the page's own header in that language."""
-        parsed: Any = None
-        if isinstance(raw, str) and len(raw) <= self.limit:
-            with contextlib.suppress(ValueError, RecursionError):
-                parsed = json.loads(raw)
-        if isinstance(parsed, dict) and parsed.get("command") == "change":
+        """A command from the page, read by the lab's one reader (app.web.commands): "change"
+        here, any other the viewer's (app.web.session); a refused one is an alert."""
+        with force_locale(self.lang):
+            return commands.answer(raw, self.limit, self.apply, self.alert, current_app.logger)
+
+    def apply(self, cmd: dict[str, Any]) -> list[str]:
+        """Carry out one command; a language switch also redraws the page's own header."""
+        if cmd["command"] == "change":
             return self.change()
         if self.v is None:  # nothing on show yet: only the change makes sense
-            return []
-        out = handle(self.lab, self.v, self.pacer, raw, self.limit)
+            raise commands.Refused(gettext("No session is on show yet."))
+        with force_locale(self.v.lang):
+            out = apply(self.lab, self.v, self.pacer, cmd)
         if self.v.lang != self.lang:
             self.lang = self.v.lang
             out.append(head_html(self.feed, self.feed.shown, self.lang, self.args))
         return out
+
+    def alert(self, text: str) -> str:
+        if self.v is None:  # no lab drawn yet: the alert on its own
+            return render_template("partials/_alert.html", alert=text)
+        return session_html(self.v, self.pacer, alert=text)
 
     def converse(self, ws: Any) -> None:
         """Serve the page until it closes: commands as they come, a poll every POLL_S, and the
@@ -154,17 +158,17 @@ class Watch:
                         messages += tick(self.lab, self.v, self.pacer)
                 for message in messages:
                     ws.send(message)
-        except ConnectionClosed:
+        except Closed:
             return
 
 
-def watch_socket(ws: Any) -> None:
+def watch_socket(ch: Channel) -> None:
     """Follow the served server the URL names until the page closes."""
     base = served_url(request.args.get("server") or current_app.config.get("WATCH_SERVER"))
     if base is None:
-        ws.close(reason=1008, message="not a served server on this machine")
+        ch.close(1008, "not a served server on this machine")
         return
     watch = Watch(
         Feed(base), request.args, i18n.select_locale(), current_app.config["WS_MAX_COMMAND"]
     )
-    watch.converse(wire(ws))
+    watch.converse(ch)
