@@ -57,6 +57,10 @@ from loadgen import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from app.web.wsframe import text_frame  # noqa: E402
+
 PEER = r"""
 import asyncio, sys, websockets
 from websockets.asyncio.server import broadcast, serve
@@ -133,15 +137,6 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
-
-
-def text_frame(payload: bytes) -> bytes:
-    n = len(payload)
-    if n < 126:
-        return bytes((0x81, n)) + payload
-    if n < 1 << 16:
-        return bytes((0x81, 126)) + n.to_bytes(2, "big") + payload
-    return bytes((0x81, 127)) + n.to_bytes(8, "big") + payload
 
 
 async def lab_run(
@@ -229,7 +224,7 @@ async def bare_run(n: int, payloads: list[bytes], steps: int, floor: bool) -> di
         for seq in range(1, steps + 1):
             sent[seq] = time.perf_counter()
             if floor:
-                frame = text_frame(deltas[seq])
+                frame = text_frame(deltas[seq].decode())  # the lab's own encoding
                 control.send_raw(len(frame).to_bytes(4, "big") + frame)
             else:
                 control.send(deltas[seq].decode())
@@ -252,7 +247,6 @@ async def bare_run(n: int, payloads: list[bytes], steps: int, floor: bool) -> di
 def step_frames() -> list[int]:
     """The size of every step frame a following student gets (a step forward), in bytes, over
     every shipped scenario, version and transport, in English, as the relay builds it."""
-    sys.path.insert(0, str(ROOT))
     from app.web.channel import text_frame as encode
     from app.web.classroom import room as rooms
     from app.web.classroom.payload import Follower as Seat
