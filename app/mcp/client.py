@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import calls, gathering, jsonrpc, lifecycle, listchanged, negotiation, versions
+from . import calls, gathering, jsonrpc, lifecycle, listchanged, lists, negotiation, versions
 from . import events as ev
 from .clock import Clock
 from .events import Event, Output
@@ -66,12 +66,21 @@ RESULT_HANDLERS: dict[str, Handler] = {
     "tools/list": gathering.on_page,
     "tools/call": calls.on_result,
     "subscriptions/listen": listchanged.on_listen_closed,
+    "resources/list": lists.on_page,
+    "resources/templates/list": lists.on_page,
+    "prompts/list": lists.on_page,
+    "resources/read": lists.on_read,
+    "resources/subscribe": lists.on_subscribed,
 }
 ERROR_HANDLERS: dict[str, Handler] = {
     "initialize": negotiation.on_initialize_error,
     "server/discover": negotiation.on_discover_error,
     "tools/list": gathering.on_page_error,
     "tools/call": calls.on_error,
+    "resources/list": lists.on_page_error,
+    "resources/templates/list": lists.on_page_error,
+    "prompts/list": lists.on_page_error,
+    "resources/read": lists.on_read_error,
 }
 
 
@@ -94,6 +103,8 @@ class MCPClient:
         self.retried: set[str] = set()
         self.probed: list[str] = []  # versions server/discover was sent in (each at most once)
         self.awaiting_rediscovery: list[dict[str, Any]] = []
+        self.instructions: str | None = None  # what initialize or server/discover said
+        self.lists = lists.ClientLists()  # resources, templates, prompts, contents
 
     # ----------------------------------------------------------------- shared by the modules
     def advance(self, move: str) -> None:
@@ -153,6 +164,17 @@ class MCPClient:
     def call_tool(self, name: str, arguments: dict[str, Any]) -> Output:
         return calls.call_tool(self, name, arguments)
 
+    def lists_of(self, key: str) -> Output:
+        """The host asks for resources, resourceTemplates or prompts: every page of that list."""
+        return lists.list_kind(self, key)
+
+    def read_resource(self, uri: str) -> Output:
+        return lists.read(self, uri)
+
+    def subscribe_resource(self, uri: str) -> Output:
+        """Ask to hear when one resource changes (resources/subscribe, or a listen filter)."""
+        return lists.subscribe(self, uri)
+
     def cancel(self, request_id: RequestId, reason: str) -> Output:
         """Give up on a request still in flight, as the transport of this version does it.
 
@@ -211,7 +233,7 @@ class MCPClient:
 
     # ----------------------------------------------------------------- state
     def snapshot(self) -> ClientState:
-        return {
+        state: ClientState = {
             "phase": self.phase.value,
             "protocolVersion": self.version,
             "era": self.era.value,
@@ -223,3 +245,8 @@ class MCPClient:
             "pendingRefresh": self.pending_refresh,
             "inFlight": [str(i) for i in self.requests.in_flight],
         }
+        # Keys a client has only once it holds such things (older traces stay as they were).
+        if self.instructions is not None:
+            state["instructions"] = self.instructions
+        state.update(lists.snapshot(self))  # type: ignore[typeddict-item]
+        return state

@@ -48,6 +48,7 @@ NO_COMMON_VERSION = "no version in common"
 INITIALIZE_ERROR = "initialize error"
 LIST_TOOLS = "list tools"
 CALL_TOOL = "call tools"
+USE_OFFERINGS = "list or read resources and prompts"
 SEND_BY_HAND = "send a hand-made request"  # the lab breaking the rules on purpose, any time
 
 C = ClientPhase
@@ -71,7 +72,12 @@ CLIENT_TRANSITIONS: dict[ClientPhase, dict[str, ClientPhase]] = {
         INITIALIZE_ERROR: C.FAILED,
         SEND_BY_HAND: C.INITIALIZING,
     },
-    C.READY: {LIST_TOOLS: C.READY, CALL_TOOL: C.READY, SEND_BY_HAND: C.READY},
+    C.READY: {
+        LIST_TOOLS: C.READY,
+        CALL_TOOL: C.READY,
+        USE_OFFERINGS: C.READY,
+        SEND_BY_HAND: C.READY,
+    },
     C.FAILED: {SEND_BY_HAND: C.FAILED},
 }
 
@@ -95,6 +101,15 @@ SERVER_TRANSITIONS: dict[ServerPhase, dict[str, ServerPhase]] = {
         "tools/list": S.OPERATING,
         "tools/call": S.OPERATING,
         "notifications/cancelled": S.OPERATING,
+        # Methods of the resources and prompts capabilities (a server that did not declare
+        # the capability answers them -32601, like an unknown method).
+        "resources/list": S.OPERATING,
+        "resources/templates/list": S.OPERATING,
+        "resources/read": S.OPERATING,
+        "resources/subscribe": S.OPERATING,
+        "resources/unsubscribe": S.OPERATING,
+        "prompts/list": S.OPERATING,
+        "prompts/get": S.OPERATING,
     },
     S.STATELESS: {MODERN_REQUEST: S.STATELESS, MODERN_NOTIFICATION: S.STATELESS},
 }

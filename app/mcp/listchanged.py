@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from . import events as ev
-from . import gathering
+from . import gathering, lists
 from .events import Output
 from .jsonrpc import Message
 from .requests import Pending
@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 def after_ready(client: MCPClient) -> Output:
     """Modern: open the listen stream if the server can tell us about list changes."""
     out = Output()
-    if client.era is Era.MODERN and client.config.listen and client.declares_list_changed():
-        wanted = {"notifications": {"toolsListChanged": True}}
+    wanted_filter = lists.listen_filter(client)  # {"toolsListChanged": true} for a tools server
+    if client.era is Era.MODERN and client.config.listen and wanted_filter:
+        wanted = {"notifications": wanted_filter}
         message = client.request("subscriptions/listen", wanted, Pending("subscriptions/listen"))
         client.listen_id = message["id"]
         out.messages.append(message)
@@ -39,7 +40,8 @@ def on_notification(client: MCPClient, message: Message) -> Output:
     if method == "notifications/subscriptions/acknowledged":
         client.listening = True
         honoured = (message.get("params") or {}).get("notifications") or {}
-        return Output(events=[ev.ListenAcknowledged(honoured)])
+        taken = lists.acknowledged(client, honoured)
+        return Output(events=[ev.ListenAcknowledged(honoured), *taken])
     if method == "notifications/tools/list_changed":
         if not client.config.refresh_on_list_changed:
             # A client that does not act on it (python-sdk v1 dropped it): the cache stays
@@ -50,6 +52,8 @@ def on_notification(client: MCPClient, message: Message) -> Output:
             client.gathering.changed_meanwhile = True
         out = Output(events=[ev.ListChanged(client.declares_list_changed())])
         return out.extend(gathering.refresh(client, reason="list_changed"))
+    if method in lists.NOTIFICATIONS:
+        return lists.on_notification(client, message)
     return Output(events=[ev.OtherNotification(method)])
 
 

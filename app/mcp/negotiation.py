@@ -69,6 +69,7 @@ def on_initialize_result(client: MCPClient, _: Pending, result: dict[str, Any]) 
     client.version = str(offered)
     client.server_capabilities = result.get("capabilities") or {}
     client.server_info = result.get("serverInfo") or {}
+    client.instructions = _instructions(result)
     events.append(ev.Negotiated(client.version, client.declares_list_changed()))
     return Output([jsonrpc.notification("notifications/initialized")], events)
 
@@ -93,8 +94,15 @@ def on_discover_result(client: MCPClient, _: Pending, result: dict[str, Any]) ->
         client.version = mutual[0]
     client.server_capabilities = result.get("capabilities") or {}
     client.server_info = (result.get("_meta") or {}).get(versions.META_SERVER_INFO) or {}
+    client.instructions = _instructions(result)
     out = Output(events=[ev.Discovered(offered, client.declares_list_changed())])
     return out.extend(client.after_ready())
+
+
+def _instructions(result: dict[str, Any]) -> str | None:
+    """The server's instructions, kept as the text they are (a hint for the model, untrusted)."""
+    text = result.get("instructions")
+    return text if isinstance(text, str) else None
 
 
 def modern_error(err: dict[str, Any]) -> bool:

@@ -23,6 +23,7 @@ class Pending:
     call: dict[str, Any] | None = None  # tools/call: name and arguments, for a retry
     manual: bool = False  # a hand-made request: its answer changes nothing
     cancelled: bool = False  # the client sent notifications/cancelled: an answer is ignored
+    subject: str | None = None  # resources/read, resources/subscribe: the URI it names
 
 
 class Requests:

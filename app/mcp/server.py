@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import jsonrpc, lifecycle, versions
+from . import jsonrpc, lifecycle, primitives, versions
 from .catalog import DEFAULT_INPUT_SCHEMA, Catalog, shape_tool
 from .jsonrpc import Message, RequestId
 from .lifecycle import SERVER_TRANSITIONS, ServerPhase
@@ -55,6 +55,13 @@ class ServerConfig:
     failing_tools: frozenset[str] = field(default_factory=frozenset)
     # What a cursor issued before a catalog change means (see app.mcp.catalog).
     stale_cursors: str = "continue"
+    # Resources, templates and prompts (app.mcp.primitives); None: the capability is not declared.
+    resources: tuple[dict[str, Any], ...] | None = None
+    resource_templates: tuple[dict[str, Any], ...] = ()
+    prompts: tuple[dict[str, Any], ...] | None = None
+    resources_list_changed: bool = False
+    resources_subscribe: bool = False
+    prompts_list_changed: bool = False
 
 
 class MCPServer:
@@ -63,6 +70,7 @@ class MCPServer:
     def __init__(self, config: ServerConfig):
         self.config = config
         self.catalog = Catalog(config.tools, config.page_size, config.stale_cursors)
+        self.primitives = primitives.Primitives(config)
         self.phase = ServerPhase.AWAITING_INITIALIZE
         self.legacy_version: str | None = None
         self.subscriptions: dict[RequestId, dict[str, bool]] = {}
@@ -183,7 +191,8 @@ class MCPServer:
             }
             text = "Unsupported protocol version: this server has no initialize handshake"
             return [jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, text, data)]
-        if method not in lifecycle.LEGACY_METHODS or not self.speaks_legacy:
+        known = method in lifecycle.LEGACY_METHODS and self.primitives.offers(method)
+        if not known or not self.speaks_legacy:
             return [jsonrpc.error(request_id, jsonrpc.METHOD_NOT_FOUND, "Method not found")]
         if not self._allows(method):
             return [jsonrpc.error(request_id, jsonrpc.INVALID_REQUEST, _refusal(method))]
@@ -210,7 +219,8 @@ class MCPServer:
         return jsonrpc.result(request_id, {})
 
     def _capabilities(self) -> dict[str, Any]:
-        return {"tools": {"listChanged": True} if self.config.list_changed else {}}
+        tools = {"listChanged": True} if self.config.list_changed else {}
+        return {"tools": tools, **self.primitives.capabilities()}
 
     def _info(self) -> dict[str, Any]:
         return {"name": self.config.name, "version": self.config.version}
@@ -243,7 +253,7 @@ class MCPServer:
             ]
         self._advance(lifecycle.MODERN_REQUEST)
         handler = _MODERN_HANDLERS.get(method)
-        if handler is None:
+        if handler is None or not self.primitives.offers(method):
             return [jsonrpc.error(request_id, jsonrpc.METHOD_NOT_FOUND, "Method not found")]
         response = handler(self, request_id, params, requested)
         if method in ("tools/list", "tools/call") and "result" in response:
@@ -273,12 +283,8 @@ class MCPServer:
 
     def _listen(self, request_id: RequestId, params: dict[str, Any], version: str) -> Message:
         wanted = params.get("notifications") or {}
-        # Acknowledge only what this server can deliver: here, tools list changes if declared.
-        honoured = (
-            {"toolsListChanged": True}
-            if (wanted.get("toolsListChanged") and self.config.list_changed)
-            else {}
-        )
+        # Acknowledge only what this server can deliver (what it declared it would notify).
+        honoured = primitives.honour(self, wanted)
         self.subscriptions[request_id] = honoured
         return jsonrpc.notification(
             "notifications/subscriptions/acknowledged",
@@ -310,7 +316,7 @@ class MCPServer:
         return answer
 
     def snapshot(self) -> ServerState:
-        return {
+        state: ServerState = {
             "name": self.config.name,
             "phase": self.phase.value,
             "revision": self.revision,
@@ -318,6 +324,10 @@ class MCPServer:
             "tools": list(self.tools),
             "subscriptions": [str(s) for s in self.subscriptions],
         }
+        offered = self.primitives.snapshot()
+        if offered:  # only servers that offer more than tools say so (older traces unchanged)
+            state["offers"] = offered
+        return state
 
 
 def _refusal(method: str) -> str:
@@ -340,3 +350,5 @@ _MODERN_HANDLERS: dict[str, Method] = {
     "tools/list": MCPServer._list_tools,
     "tools/call": MCPServer._call_tool,
 }
+_LEGACY_HANDLERS.update(primitives.LEGACY_HANDLERS)
+_MODERN_HANDLERS.update(primitives.MODERN_HANDLERS)

@@ -12,13 +12,20 @@ from typing import Any, TypedDict
 Tool = dict[str, Any]  # a tool definition exactly as the server sent it
 
 
-class ServerState(TypedDict):
+class _ServerCore(TypedDict):
     name: str
     phase: str
     revision: int
     listChanged: bool
     tools: list[Tool]
     subscriptions: list[str]
+
+
+class ServerState(_ServerCore, total=False):
+    """A server. `offers` (only when it offers resources, templates or prompts): the URIs,
+    URI templates and prompt names it lists, and the URIs a legacy client subscribed to."""
+
+    offers: dict[str, list[Any]]
 
 
 class CachedPageState(TypedDict):
@@ -60,7 +67,7 @@ class GatheringState(TypedDict):
     nextCursor: str | None
 
 
-class ClientState(TypedDict):
+class _ClientCore(TypedDict):
     phase: str
     protocolVersion: str
     era: str
@@ -71,6 +78,29 @@ class ClientState(TypedDict):
     gathering: GatheringState | None
     pendingRefresh: bool
     inFlight: list[str]
+
+
+class ListState(TypedDict):
+    """One of the client's other lists (resources, resourceTemplates, prompts)."""
+
+    generation: int
+    items: list[dict[str, Any]]
+    pages: int
+    valid: bool
+    ttlMs: int | None
+    cacheScope: str | None
+    gathering: int | None
+
+
+class ClientState(_ClientCore, total=False):
+    """A client. Keys it has only once it holds such things: the server's `instructions`, its
+    other `lists`, the `contents` of resources it read (by URI), and the URIs it `subscribed`
+    to."""
+
+    instructions: str
+    lists: dict[str, ListState]
+    contents: dict[str, str]
+    subscribed: list[str]
 
 
 class HostRow(TypedDict):
