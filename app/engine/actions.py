@@ -16,7 +16,7 @@ from app.mcp import versions
 from app.mcp.host import PreparedCall, approval
 from app.mcp.tooldiff import diff_tools
 
-from . import interventions, narration, polling
+from . import interventions, narration, offer_actions, polling
 from .recorder import actor
 
 if TYPE_CHECKING:
@@ -337,3 +337,4 @@ VERBS: dict[str, Callable[[Runner, Any, dict[str, Any]], None]] = {
     "lose": interventions.lose,
     "restart_server": restart_server,
 }
+VERBS.update(offer_actions.VERBS)  # resources, resource templates and prompts

@@ -37,6 +37,12 @@ SERVER_KEYS: dict[str, tuple[str, Convert]] = {
     "cacheScope": ("cache_scope", _same),
     "failingTools": ("failing_tools", frozenset),
     "staleCursors": ("stale_cursors", _same),
+    "resources": ("resources", tuple),
+    "resourceTemplates": ("resource_templates", tuple),
+    "prompts": ("prompts", tuple),
+    "resourcesListChanged": ("resources_list_changed", _same),
+    "resourcesSubscribe": ("resources_subscribe", _same),
+    "promptsListChanged": ("prompts_list_changed", _same),
 }
 CLIENT_KEYS: dict[str, tuple[str, Convert]] = {
     "name": ("name", _same),

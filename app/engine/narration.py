@@ -23,6 +23,7 @@ from app.mcp.client import MCPClient
 from app.mcp.events import Event
 from app.mcp.jsonrpc import Message
 
+from . import offer_narration
 from .step import LANGUAGES, Text, in_language
 
 _BOOL = {"en": ("true", "false"), "zh": ("true", "false"), "ru": ("true", "false")}
@@ -208,6 +209,9 @@ def _all_new(published: dict[str, Any]) -> bool:
 
 
 def for_client_message(message: Message, client: MCPClient, sid: str) -> tuple[str, dict[str, Any]]:
+    found = offer_narration.client_phrase(message, client, sid)  # resources and prompts
+    if found is not None:
+        return found
     method = message.get("method")
     params = message.get("params") or {}
     base: dict[str, Any] = {"server": sid, "method": method, "version": client.version}
@@ -257,6 +261,9 @@ def for_server_message(
     sid: str,
     in_gather: int | None,
 ) -> tuple[str, dict[str, Any]]:
+    found = offer_narration.server_phrase(message, answers, events, client, sid)
+    if found is not None:  # resources and prompts
+        return found
     seen: dict[type[Event], Event] = {type(e): e for e in events}
 
     def detail(kind: type[Event]) -> dict[str, Any]:
@@ -419,7 +426,7 @@ _CONSOLE_PARAMS: dict[type[Event], Callable[[Any], dict[str, Any]]] = {
 
 def console_line(sid: str, event: Event) -> Text | None:
     """What the agent's console prints for a client event, in every language."""
-    make = _CONSOLE_PARAMS.get(type(event))
+    make = _CONSOLE_PARAMS.get(type(event)) or offer_narration.CONSOLE_PARAMS.get(type(event))
     if make is None:
         return None
     key = event.kind

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from app.mcp import framing, versions
+from app.mcp import framing, lists, versions
 from app.mcp.events import Event, Output, RequestCancelled
 
 from . import interventions, narration
@@ -167,7 +167,11 @@ class Runner:
         server will have list_changed notifications to send on it."""
         link = self.world.links.get(sid)
         client = self.world.clients[sid]
-        if link is None or link.flavour != "streamable-http" or not client.declares_list_changed():
+        if (
+            link is None
+            or link.flavour != "streamable-http"
+            or not lists.expects_notifications(client)
+        ):
             return
         self.emit(
             "transport",

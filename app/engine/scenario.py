@@ -21,6 +21,17 @@ import yaml
 
 from app.mcp import versions
 
+# Verbs for resources, resource templates and prompts (app.engine.offer_actions); each names a
+# server.
+OFFER_VERBS = (
+    "list_resources",
+    "list_resource_templates",
+    "list_prompts",
+    "read_resource",
+    "subscribe",
+    "offer_change",
+    "resource_update",
+)
 ACTION_VERBS = (
     "connect",
     "list_tools",
@@ -40,9 +51,18 @@ ACTION_VERBS = (
     "note",
     "lose",
     "restart_server",
+    *OFFER_VERBS,
 )
 # Verbs whose argument names a server (or `all`).
-SERVER_VERBS = ("connect", "list_tools", "refresh", "server_change", "send", "restart_server")
+SERVER_VERBS = (
+    "connect",
+    "list_tools",
+    "refresh",
+    "server_change",
+    "send",
+    "restart_server",
+    *OFFER_VERBS,
+)
 _FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 

@@ -107,3 +107,13 @@ class SubscribeRefused(Event):
 
     kind: ClassVar[str] = "subscribe-refused"
     uri: Any
+
+
+@dataclass(frozen=True)
+class ResourceChanged(Event):
+    """The server's side of a step: one resource's contents changed, and `notified` streams or
+    sessions were told (0: nobody had subscribed to it)."""
+
+    kind: ClassVar[str] = "resource-changed"
+    uri: Any
+    notified: int

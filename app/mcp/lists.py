@@ -82,6 +82,7 @@ class Listing:
     ttl_ms: int | None = None
     scope: str | None = None
     gathering: int | None = None  # the generation being gathered
+    reason: str = ""  # why it is gathered: "host asked", "list_changed"
     got: list[list[dict[str, Any]]] = field(default_factory=list)
     cursors: list[str] = field(default_factory=list)
 
@@ -105,7 +106,7 @@ def listen_filter(client: MCPClient) -> dict[str, Any]:
     wanted: dict[str, Any] = {}
     if client.declares_list_changed():
         wanted["toolsListChanged"] = True
-    for kind in KINDS.values():
+    for kind in (KINDS["prompts"], KINDS["resources"]):  # the spec's order of the filter
         caps = _declared(client, kind)
         if kind.flag and caps is not None and caps.get("listChanged"):
             wanted[kind.flag] = True
@@ -130,6 +131,7 @@ def list_kind(client: MCPClient, key: str, reason: str = "host asked") -> Output
     listing = client.lists.listings.setdefault(key, Listing())
     listing.gathers += 1  # each list numbers its own generations, as tools/list does
     listing.gathering, listing.got, listing.cursors = listing.gathers, [], []
+    listing.reason = reason
     started = le.ListGatherStarted(key, listing.gathers, reason)
     return Output([_request(client, kind, None, listing.gathers)], [started])
 
