@@ -16,7 +16,7 @@ from app.mcp import versions
 from app.mcp.host import PreparedCall, approval
 from app.mcp.tooldiff import diff_tools
 
-from . import interventions, narration, offer_actions, polling
+from . import context_actions, interventions, narration, offer_actions, polling
 from .recorder import actor
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ def refresh(run: Runner, target: str, action: dict[str, Any]) -> None:
 
 def model_request(run: Runner, prompt: str, action: dict[str, Any]) -> None:
     run.world.model_prompt = prompt
-    tools = run.world.host.model_request(run.world.tool_snapshots())
+    tools = run.world.host.model_request(run.world.tool_snapshots(), run.world.instructions())
     names = [t["name"] for t in tools]
     run.world.console.append(
         narration.text(
@@ -124,6 +124,7 @@ def model_request(run: Runner, prompt: str, action: dict[str, Any]) -> None:
             "cached": latest,
         },
     )
+    context_actions.describe_request(run)  # instructions, deferred tools: the host's choices
 
 
 def advance_clock(run: Runner, ms: int, action: dict[str, Any]) -> None:
@@ -292,6 +293,9 @@ def set_user(run: Runner, user: str, action: dict[str, Any]) -> None:
 def set_host(run: Runner, settings: dict[str, Any], action: dict[str, Any]) -> None:
     if "rebuildEveryRequest" in settings:
         run.world.host.rebuild_every_request = bool(settings["rebuildEveryRequest"])
+    if "serverInstructions" in settings or "deferLoading" in settings:
+        context_actions.set_strategy(run, settings)  # the host's context strategies
+        return
     run.emit(
         "internal",
         "host",
@@ -338,3 +342,4 @@ VERBS: dict[str, Callable[[Runner, Any, dict[str, Any]], None]] = {
     "restart_server": restart_server,
 }
 VERBS.update(offer_actions.VERBS)  # resources, resource templates and prompts
+VERBS.update(context_actions.VERBS)  # the host's context strategies

@@ -61,6 +61,13 @@ HOST_KEYS: dict[str, tuple[str, Convert]] = {
     "rebuildEveryRequest": ("rebuild_every_request", _same),
     "confirmCalls": ("confirm_calls", _same),
     "trustedServers": ("trusted_servers", tuple),
+    "serverInstructions": ("server_instructions", _same),
+    "agents": ("agents", lambda agents: {name: tuple(p) for name, p in agents.items()}),
+    "agent": ("agent", _same),
+    "deferLoading": ("deferred", _same),
+    "alwaysLoaded": ("always_loaded", tuple),
+    "contextBudget": ("context_budget", _same),
+    "searchResults": ("search_results", _same),
 }
 
 

@@ -81,6 +81,11 @@ def server_phrase(
         return f"offer.list-changed.{kind.key}" + ("" if relist else "-unlisted"), base
     result = message.get("result") or {}
     caps = _capabilities(result.get("capabilities"))
+    text = result.get("instructions")
+    if answers in ("initialize", "server/discover") and isinstance(text, str) and text:
+        settled = answers == "server/discover" or result.get("protocolVersion") == client.version
+        if settled:  # (a counter-offer keeps its own phrase)
+            return "offer.instructions", {**base, "caps": caps, "text": text}
     offers = any(k in (result.get("capabilities") or {}) for k in ("resources", "prompts"))
     if answers == "initialize" and offers and result.get("protocolVersion") == client.version:
         return "offer.initialize", {**base, "version": client.version, "caps": caps}

@@ -59,6 +59,11 @@ class Runner:
     def trace(self) -> list[Step]:
         return self.recorder.trace
 
+    @property
+    def current_action(self) -> dict[str, Any]:
+        """The script action being played ({} outside one)."""
+        return self._action
+
     # ----------------------------------------------------------------- steps
     def emit(
         self,

@@ -52,6 +52,9 @@ ACTION_VERBS = (
     "lose",
     "restart_server",
     *OFFER_VERBS,
+    # the host's context strategies (app.engine.context_actions)
+    "set_agent",
+    "tool_search",
 )
 # Verbs whose argument names a server (or `all`).
 SERVER_VERBS = (

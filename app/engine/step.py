@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal, TypedDict, cast
 
+from app.mcp.context import Budget, ServerText
 from app.mcp.snapshots import ClientState, HostState, ModelTool, ServerState
 
 Message = dict[str, Any]  # a JSON-RPC message exactly as it crossed the wire
@@ -70,11 +71,28 @@ class Changes(TypedDict, total=False):
     servers: ToolDiff
 
 
-class ModelState(TypedDict):
+class _ModelCore(TypedDict):
     tools: list[ModelTool]  # what the last model request carried
     next: list[ModelTool]  # what the next one would carry
     requests: int
     prompt: str | None
+
+
+class SearchState(TypedDict):
+    """The model's last call of the host's search_tools meta-tool."""
+
+    query: str
+    found: list[str]
+
+
+class ModelState(_ModelCore, total=False):
+    """The model. Only when a host uses them: `instructions`, the servers' instructions the
+    last request's system prompt carried; `budget`, the tokens of tool definitions (estimated)
+    of all the agent may use against what was handed; `search`, the last tool search."""
+
+    instructions: list[ServerText]
+    budget: Budget
+    search: SearchState
 
 
 class State(TypedDict):

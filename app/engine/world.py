@@ -26,7 +26,7 @@ from app.mcp.server import MCPServer
 
 from . import narration
 from .config import client_config, host_config, server_config
-from .step import State, Text
+from .step import ModelState, SearchState, State, Text
 
 FIRST_PORT = 3001  # each server its own address, as separate processes would have
 
@@ -76,6 +76,7 @@ class World:
         self.console: list[Text] = []  # the agent's console, one {en, zh, ru} per line
         self.model_prompt: str | None = None
         self.losing = 0  # how many of the next deliveries are lost (the `lose` verb)
+        self.last_search: SearchState | None = None  # the model's last search_tools call
 
     # ----------------------------------------------------------------- state
     def tool_snapshots(self) -> dict[str, list[dict[str, Any]]]:
@@ -83,19 +84,31 @@ class World:
 
     def state(self) -> State:
         snaps = self.tool_snapshots()
+        model: ModelState = {
+            "tools": list(self.host.last_model_tools),  # what the last request carried
+            "next": self.host.next_tools(snaps),  # what the next one would carry
+            "requests": self.host.model_requests,
+            "prompt": self.model_prompt,
+        }
+        # What only some hosts put in the context (app.mcp.context), present only when used.
+        if self.host.last_instructions:
+            model["instructions"] = list(self.host.last_instructions)
+        if self.host.last_budget is not None:
+            model["budget"] = self.host.last_budget
+        if self.last_search is not None:
+            model["search"] = self.last_search
         return {
             "clockMs": self.clock.now_ms(),
             "servers": {sid: s.snapshot() for sid, s in self.servers.items()},
             "clients": {sid: c.snapshot() for sid, c in self.clients.items()},
             "host": self.host.snapshot(snaps),
-            "model": {
-                "tools": list(self.host.last_model_tools),  # what the last request carried
-                "next": self.host.next_tools(snaps),  # what the next one would carry
-                "requests": self.host.model_requests,
-                "prompt": self.model_prompt,
-            },
+            "model": model,
             "console": list(self.console),
         }
+
+    def instructions(self) -> dict[str, str | None]:
+        """Each client's copy of its server's instructions (None: it sent none)."""
+        return {sid: c.instructions for sid, c in self.clients.items()}
 
     def log(self, sid: str, event: Event) -> None:
         line = narration.console_line(sid, event)

@@ -24,6 +24,7 @@ from typing import Any
 
 import jsonschema
 
+from . import context
 from .snapshots import Collision, HostRow, HostState, ModelTool
 from .tooldiff import schema_hash
 
@@ -40,6 +41,15 @@ class HostConfig:
     rebuild_every_request: bool = True
     confirm_calls: bool = False  # put calls to the user unless a trusted server's read-only
     trusted_servers: tuple[str, ...] = ()  # server ids whose annotations the user trusts
+    # Context strategies, the host's own choices (app.mcp.context): where servers' instructions
+    # go, per-agent allow-lists, deferred loading behind a search tool, a budget to show.
+    server_instructions: str = "system-prompt"  # or "ignore"
+    agents: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    agent: str | None = None
+    deferred: bool = False
+    always_loaded: tuple[str, ...] = ()  # model-facing names handed even when deferring
+    context_budget: int | None = None  # tokens the host allows for tool definitions
+    search_results: int = 5
 
 
 def display_name(tool: Mapping[str, Any]) -> str:
@@ -102,9 +112,17 @@ class Host:
         self.model_requests = 0
         self._frozen_tools: list[ModelTool] | None = None
         self.last_model_tools: list[ModelTool] = []
+        self.agent = config.agent
+        self.server_instructions = config.server_instructions
+        self.deferred = config.deferred
+        self.loaded: list[str] = []  # model-facing names a search loaded (deferred loading)
+        self.last_instructions: list[context.ServerText] = []
+        self.last_budget: context.Budget | None = None
 
     def denied(self, server_id: str, tool: str) -> bool:
         patterns = self.config.deny.get(self.user or "", ())
+        if not context.allowed_by_agent(self.config.agents, self.agent, server_id, tool):
+            return True  # outside this agent's allow-list: the host keeps it from the agent
         return any(fnmatch.fnmatchcase(f"{server_id}/{tool}", p) for p in patterns)
 
     def table(self, snapshots: Mapping[str, list[dict[str, Any]]]) -> list[HostRow]:
@@ -168,15 +186,28 @@ class Host:
         """What the next model request would carry, without making one."""
         if not self.rebuild_every_request and self._frozen_tools is not None:
             return self._frozen_tools
-        return self.model_tools(snapshots)
+        tools = self.model_tools(snapshots)
+        if self.deferred:
+            return context.hand_over(tools, self.config.always_loaded, self.loaded)
+        return tools
 
-    def model_request(self, snapshots: Mapping[str, list[dict[str, Any]]]) -> list[ModelTool]:
-        """Build the next model request's tools. The stale variant reuses the first list forever."""
+    def model_request(
+        self,
+        snapshots: Mapping[str, list[dict[str, Any]]],
+        instructions: Mapping[str, str | None] | None = None,
+    ) -> list[ModelTool]:
+        """Build the next model request's tools (and, if this host places them, the servers'
+        instructions for its system prompt). The stale variant reuses the first list forever."""
+        placement = self.server_instructions
+        self.last_instructions = context.system_instructions(placement, instructions or {})
         tools = self.next_tools(snapshots)
         if not self.rebuild_every_request and self._frozen_tools is None:
             self._frozen_tools = tools
         self.model_requests += 1
         self.last_model_tools = copy.deepcopy(tools)
+        if self.deferred or self.config.context_budget is not None:
+            every = self.model_tools(snapshots)
+            self.last_budget = context.budget(every, tools, self.config.context_budget)
         return tools
 
     def resolve(
@@ -219,10 +250,15 @@ class Host:
 
     def snapshot(self, snapshots: Mapping[str, list[dict[str, Any]]]) -> HostState:
         table = self.table(snapshots)
-        return {
+        state: HostState = {
             "user": self.user,
             "rebuildEveryRequest": self.rebuild_every_request,
             "tools": table,
             "collisions": self.collisions(snapshots),
             "denied": [r["modelName"] for r in table if not r["allowed"]],
         }
+        if self.config.agents:  # keys only a host using these strategies has
+            state["agent"] = self.agent
+        if self.deferred:
+            state["loaded"] = list(self.loaded)
+        return state

@@ -120,12 +120,20 @@ class Collision(TypedDict):
     servers: list[str]
 
 
-class HostState(TypedDict):
+class _HostCore(TypedDict):
     user: str | None
     rebuildEveryRequest: bool
     tools: list[HostRow]
     collisions: list[Collision]
     denied: list[str]
+
+
+class HostState(_HostCore, total=False):
+    """The host. Only a host with per-agent allow-lists has `agent`; only one that defers
+    loading has `loaded`, the model-facing names a search loaded."""
+
+    agent: str | None
+    loaded: list[str]
 
 
 class ModelTool(TypedDict):
