@@ -27,6 +27,10 @@ class TraceError(Exception):
     """The scenario asked for something the world cannot do (a bug in the scenario)."""
 
 
+# A model request of more tools than this names only the first few in its narration.
+MANY_NAMES, FIRST_NAMES = 12, 4
+
+
 def seconds(ms: int) -> str:
     return f"{ms / 1000:g}"
 
@@ -112,6 +116,8 @@ def model_request(run: Runner, prompt: str, action: dict[str, Any]) -> None:
     )
     latest = sum(len(c.cache.tools) for c in run.world.clients.values())
     phrase = "model.request" if run.world.host.rebuild_every_request else "model.request-stale"
+    if len(names) > MANY_NAMES and phrase == "model.request":
+        phrase, names = "model.request-many", names[:FIRST_NAMES]  # hundreds: name a few
     run.emit(
         "model-request",
         "host",

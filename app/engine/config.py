@@ -16,6 +16,8 @@ from app.mcp.client import ClientConfig
 from app.mcp.host import HostConfig
 from app.mcp.server import ServerConfig
 
+from . import families
+
 Convert = Callable[[Any], Any]
 
 
@@ -77,7 +79,10 @@ def _fields(spec: dict[str, Any], keys: dict[str, tuple[str, Convert]]) -> dict[
 
 def server_config(spec: dict[str, Any]) -> ServerConfig:
     """The ServerConfig for one entry of a scenario's `servers` list."""
-    return ServerConfig(**_fields(spec, SERVER_KEYS))
+    fields_ = _fields(spec, SERVER_KEYS)
+    if "toolFamilies" in spec:  # dozens of tools, written compactly (app.engine.families)
+        fields_["tools"] = families.tools_of(spec)
+    return ServerConfig(**fields_)
 
 
 def client_config(
