@@ -45,6 +45,8 @@ SERVER_KEYS: dict[str, tuple[str, Convert]] = {
     "resourcesListChanged": ("resources_list_changed", _same),
     "resourcesSubscribe": ("resources_subscribe", _same),
     "promptsListChanged": ("prompts_list_changed", _same),
+    "builtFor": ("built_for", _same),
+    "ignoresCursor": ("ignores_cursor", _same),
 }
 CLIENT_KEYS: dict[str, tuple[str, Convert]] = {
     "name": ("name", _same),
@@ -56,6 +58,7 @@ CLIENT_KEYS: dict[str, tuple[str, Convert]] = {
     "cache": ("cache", _same),
     "refreshOnListChanged": ("refresh_on_list_changed", _same),
     "rediscoverOnFailedCall": ("rediscover_on_failed_call", _same),
+    "knownFieldsOnly": ("known_fields_only", _same),
 }
 HOST_KEYS: dict[str, tuple[str, Convert]] = {
     "user": ("user", _same),

@@ -22,6 +22,7 @@ from app.mcp import jsonrpc, versions
 from app.mcp.client import MCPClient
 from app.mcp.events import Event
 from app.mcp.jsonrpc import Message
+from app.mcp.leniency import UnknownFieldsIgnored
 
 from . import offer_narration
 from .step import LANGUAGES, Text, in_language
@@ -40,6 +41,7 @@ _FOLLOW_UPS: dict[type[Event], str] = {
     ev.CallRetry: "ev.call-retry",
     ev.CallAbandoned: "ev.call-abandoned",
     ev.ToolDropped: "ev.tool-dropped",
+    UnknownFieldsIgnored: "ev.unknown-fields-ignored",
 }
 # A gather started for one of these reasons says why, after the step's phrase.
 _GATHER_REASONS = {

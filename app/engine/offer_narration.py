@@ -13,6 +13,7 @@ from app.mcp import lists, versions
 from app.mcp.client import MCPClient
 from app.mcp.events import Event, ListenAcknowledged
 from app.mcp.jsonrpc import Message
+from app.mcp.leniency import UnknownFieldsIgnored
 
 Phrase = tuple[str, dict[str, Any]]
 _TOOLS_ONLY = {"toolsListChanged": True}
@@ -148,4 +149,6 @@ CONSOLE_PARAMS: dict[type[Event], Callable[[Any], dict[str, Any]]] = {
     le.ResourceRead: lambda e: {"uri": e.uri},
     le.Subscribed: lambda e: {"uri": e.uri},
     le.ListStopped: lambda e: {"list": e.listing, "reason": e.reason},
+    # not about offers, but about what else a client meets besides the lab's tidy servers
+    UnknownFieldsIgnored: lambda e: {"fields": e.fields},
 }

@@ -55,6 +55,7 @@ class ClientConfig:
     refresh_on_list_changed: bool = True  # False: list_changed is read and ignored
     rediscover_on_failed_call: bool = True  # False: an unknown-tool error is only reported
     http: bool = False  # on Streamable HTTP, where x-mcp-header annotations bind (2026-07-28)
+    known_fields_only: bool = False  # keep only the tool fields this version defines
 
 
 Handler = Callable[["MCPClient", Pending, dict[str, Any]], Output]

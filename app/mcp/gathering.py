@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from . import calls, jsonrpc, lifecycle, params
+from . import calls, jsonrpc, leniency, lifecycle, params
 from . import events as ev
 from .events import Output
 from .jsonrpc import Message
@@ -177,6 +177,9 @@ def on_page(client: MCPClient, pending: Pending, result: dict[str, Any]) -> Outp
         current = g.generation if g else client.cache.generation
         return Output(events=[ev.StaleResponse(pending.generation, current, pending.cancelled)])
     tools = result.get("tools") or []
+    ignored: list[ev.Event] = []
+    if client.config.known_fields_only:  # a client written for its version (app.mcp.leniency)
+        tools, ignored = leniency.keep_known(tools, client.version)
     next_cursor = result.get("nextCursor")
     if client.era is Era.MODERN:
         # A missing or negative ttlMs counts as 0: immediately stale (caching.mdx).
@@ -187,7 +190,7 @@ def on_page(client: MCPClient, pending: Pending, result: dict[str, Any]) -> Outp
     entry = CachedPage(pending.cursor, tools, next_cursor, now, ttl, result.get("cacheScope"))
     names = [t.get("name") for t in tools]
     page = ev.PageReceived(g.generation, len(g.pages) + 1, names, next_cursor)
-    return Output(events=[page]).extend(_take(client, g, entry))
+    return Output(events=[page, *ignored]).extend(_take(client, g, entry))
 
 
 def _take(client: MCPClient, g: Gathering, entry: CachedPage) -> Output:

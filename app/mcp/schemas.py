@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from app.mcp.schema_errors import schema_problems, show
+from app.mcp.schema_errors import CLOSED, schema_problems, show
 from app.mcp.schema_files import VERSIONS, SchemaFile, load, result_definitions
 
 __all__ = ["check_message", "is_valid", "tool_name_problems"]
@@ -61,13 +61,25 @@ def check_message(
     *,
     sender: Sender,
     request_method: str | None = None,
+    closed: bool = True,
 ) -> list[str]:
     """Every problem with one JSON-RPC message under one protocol version; [] when valid.
 
     `sender` says which side produced it (it selects ClientRequest vs ServerRequest, ...);
     `request_method` is the method of the request a response answers, without which a result is
-    checked only as an envelope.
+    checked only as an envelope. `closed=False` checks against the official schema alone, which
+    allows fields a version does not define (a server built for a newer version sends them).
     """
+    token = CLOSED.set(closed)
+    try:
+        return _check(message, version, sender, request_method)
+    finally:
+        CLOSED.reset(token)
+
+
+def _check(
+    message: dict[str, Any], version: str, sender: Sender, request_method: str | None
+) -> list[str]:
     if sender not in ("client", "server"):
         raise ValueError(f"sender must be 'client' or 'server', not {sender!r}")
     if version not in VERSIONS:

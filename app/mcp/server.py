@@ -62,6 +62,10 @@ class ServerConfig:
     resources_list_changed: bool = False
     resources_subscribe: bool = False
     prompts_list_changed: bool = False
+    # Servers as found in the wild: one built for a version sends that version's tool fields
+    # whatever was negotiated; one that ignores cursors serves page 1 for any cursor.
+    built_for: str | None = None
+    ignores_cursor: bool = False
 
 
 class MCPServer:
@@ -293,12 +297,13 @@ class MCPServer:
 
     # ----------------------------------------------------------------- methods
     def _list_tools(self, request_id: RequestId, params: dict[str, Any], version: str) -> Message:
-        cursor = params.get("cursor")
+        cursor = None if self.config.ignores_cursor else params.get("cursor")
         found = self.page(cursor) if cursor is None or isinstance(cursor, str) else None
         if found is None:
             return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "Invalid cursor")
         chunk, next_cursor = found
-        result: dict[str, Any] = {"tools": [shape_tool(t, version) for t in chunk]}
+        shaped_for = self.config.built_for or version
+        result: dict[str, Any] = {"tools": [shape_tool(t, shaped_for) for t in chunk]}
         if next_cursor is not None:
             result["nextCursor"] = next_cursor
         if versions.era_of(version) is Era.MODERN:
@@ -324,6 +329,8 @@ class MCPServer:
             "tools": list(self.tools),
             "subscriptions": [str(s) for s in self.subscriptions],
         }
+        if self.config.built_for:  # its tools carry that version's fields (checks allow them)
+            state["builtFor"] = self.config.built_for
         offered = self.primitives.snapshot()
         if offered:  # only servers that offer more than tools say so (older traces unchanged)
             state["offers"] = offered

@@ -26,6 +26,7 @@ class ServerState(_ServerCore, total=False):
     URI templates and prompt names it lists, and the URIs a legacy client subscribed to."""
 
     offers: dict[str, list[Any]]
+    builtFor: str  # the version whose tool fields it sends whatever was negotiated
 
 
 class CachedPageState(TypedDict):
