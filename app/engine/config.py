@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import fields
 from typing import Any
 
+from app.mcp.auth import AuthConfig
 from app.mcp.client import ClientConfig
 from app.mcp.host import HostConfig
 from app.mcp.server import ServerConfig
@@ -46,6 +47,7 @@ SERVER_KEYS: dict[str, tuple[str, Convert]] = {
     "resourcesSubscribe": ("resources_subscribe", _same),
     "promptsListChanged": ("prompts_list_changed", _same),
     "builtFor": ("built_for", _same),
+    "auth": ("auth", lambda a: _auth(a)),
     "ignoresCursor": ("ignores_cursor", _same),
 }
 CLIENT_KEYS: dict[str, tuple[str, Convert]] = {
@@ -74,6 +76,16 @@ HOST_KEYS: dict[str, tuple[str, Convert]] = {
     "contextBudget": ("context_budget", _same),
     "searchResults": ("search_results", _same),
 }
+
+
+def _auth(spec: dict[str, Any]) -> AuthConfig:
+    """A protected server's `auth` section (app.mcp.auth.AuthConfig)."""
+    return AuthConfig(
+        scopes_supported=tuple(spec.get("scopesSupported", ())),
+        challenge_scope=spec.get("challengeScope"),
+        tool_scopes=dict(spec.get("toolScopes", {})),
+        call_scopes=dict(spec.get("callScopes", {})),
+    )
 
 
 def _fields(spec: dict[str, Any], keys: dict[str, tuple[str, Convert]]) -> dict[str, Any]:

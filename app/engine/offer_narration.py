@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from app.mcp import clientauth, lists, versions
 from app.mcp import listevents as le
-from app.mcp import lists, versions
 from app.mcp.client import MCPClient
 from app.mcp.events import Event, ListenAcknowledged
 from app.mcp.jsonrpc import Message
@@ -151,4 +151,7 @@ CONSOLE_PARAMS: dict[type[Event], Callable[[Any], dict[str, Any]]] = {
     le.ListStopped: lambda e: {"list": e.listing, "reason": e.reason},
     # not about offers, but about what else a client meets besides the lab's tidy servers
     UnknownFieldsIgnored: lambda e: {"fields": e.fields},
+    clientauth.AuthChallenged: lambda e: {"status": e.status, "scope": e.scope or ""},
+    clientauth.TokenReceived: lambda e: {"scope": e.scope},
+    clientauth.CacheLeftWithToken: lambda e: {"generation": e.generation},
 }

@@ -18,7 +18,7 @@ from typing import Any
 from app.mcp import framing, lists, versions
 from app.mcp.events import Event, Output, RequestCancelled
 
-from . import interventions, narration
+from . import authflow, interventions, narration
 from .actions import VERBS
 from .config import server_config
 from .matcher import matches
@@ -58,6 +58,10 @@ class Runner:
     @property
     def trace(self) -> list[Step]:
         return self.recorder.trace
+
+    def said(self, step: Step) -> bool:
+        """Does the scenario's own `say` narrate this step (it wins over built-in phrases)?"""
+        return step["index"] == self._action_start and "say" in self._action
 
     @property
     def current_action(self) -> dict[str, Any]:
@@ -128,6 +132,10 @@ class Runner:
                 env.server_id, env.message, done.frame, client, events, world.state()
             )
             self._scenario_touches(step)
+            if done.refused is not None:  # a protected server's 401 or 403 (app.engine.authflow)
+                authflow.refused(self, env.server_id, env.message, done.refused)
+                return
+            authflow.retried(self, env.server_id, env.message)
             if env.message.get("method") == "notifications/initialized":
                 self._open_legacy_stream(env.server_id)
             return

@@ -95,7 +95,15 @@ class ModelState(_ModelCore, total=False):
     search: SearchState
 
 
-class State(TypedDict):
+class AuthzState(TypedDict):
+    """The authorization server protected servers use, and which servers those are."""
+
+    issuer: str
+    servers: list[str]
+    tokens: int  # tokens it has issued so far
+
+
+class _StateCore(TypedDict):
     """The complete state after a step: any step can be shown alone."""
 
     clockMs: int
@@ -104,6 +112,13 @@ class State(TypedDict):
     host: HostState
     model: ModelState
     console: list[Text]  # the agent's console, one line per entry, in every language
+
+
+class State(_StateCore, total=False):
+    """The complete state after a step: any step can be shown alone. `authz` only when a
+    server is protected by an authorization server (Streamable HTTP)."""
+
+    authz: AuthzState
 
 
 # "from" is a Python keyword, hence the functional form.

@@ -16,7 +16,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.mcp import framing, versions
+from app.mcp import auth, framing, versions
 from app.mcp.client import MCPClient
 from app.mcp.clock import ManualClock
 from app.mcp.events import Event, Output
@@ -52,6 +52,7 @@ class Delivery:
     in_gather: int | None = None  # the generation the client was gathering before
     era: str = ""  # the client's era and version before it read the message
     version: str = ""
+    refused: auth.Refusal | None = None  # a protected server's 401 or 403: never read
 
 
 class World:
@@ -71,6 +72,9 @@ class World:
                 authority = f"127.0.0.1:{FIRST_PORT + len(self.links)}"
                 self.links[sid] = framing.HttpLink(sid, version, authority=authority)
         self.host = Host(list(self.servers), host_config(data.get("host", {})))
+        self.authz = auth.AuthorizationServer()  # issues tokens for protected servers
+        self.auth_attempts: dict[tuple[str, Any], int] = {}  # refused requests authorized for
+        self.retrying: set[tuple[str, Any]] = set()  # refused requests sent again with a token
         self.queue: deque[Envelope] = deque()
         self.prepared: dict[str, PreparedCall] = {}
         self.console: list[Text] = []  # the agent's console, one {en, zh, ru} per line
@@ -97,7 +101,7 @@ class World:
             model["budget"] = self.host.last_budget
         if self.last_search is not None:
             model["search"] = self.last_search
-        return {
+        state: State = {
             "clockMs": self.clock.now_ms(),
             "servers": {sid: s.snapshot() for sid, s in self.servers.items()},
             "clients": {sid: c.snapshot() for sid, c in self.clients.items()},
@@ -105,6 +109,11 @@ class World:
             "model": model,
             "console": list(self.console),
         }
+        protected = [sid for sid in self.servers if self.protected(sid)]
+        if protected:
+            issued = len(self.authz.granted)
+            state["authz"] = {"issuer": self.authz.issuer, "servers": protected, "tokens": issued}
+        return state
 
     def instructions(self) -> dict[str, str | None]:
         """Each client's copy of its server's instructions (None: it sent none)."""
@@ -151,6 +160,19 @@ class World:
                 return index
         return None
 
+    def protected(self, sid: str) -> bool:
+        """Is this server behind authorization? Only over HTTP: on stdio credentials come from
+        the environment, and the spec's flow does not apply."""
+        return self.transport == "http" and self.servers[sid].config.auth is not None
+
+    def gate(self, sid: str, message: Message) -> auth.Refusal | None:
+        """The protected server's HTTP check of a client's POST (None: it goes through)."""
+        config = self.servers[sid].config.auth
+        if config is None or not self.protected(sid):
+            return None
+        scopes = self.authz.scopes_of(self.clients[sid].auth.token)
+        return auth.gate(config, self.links[sid].authority, scopes, message)
+
     def frame(self, env: Envelope, answers: str | None) -> framing.Frame:
         if self.transport == "stdio":
             return framing.stdio_frame(env.message, from_client=env.from_client)
@@ -162,7 +184,8 @@ class World:
                 name = (env.message.get("params") or {}).get("name")
                 cached = self.clients[env.server_id].cache.tools
                 tool = next((t for t in cached if t["name"] == name), None)
-            return link.client_message(env.message, tool)
+            token = self.clients[env.server_id].auth.token
+            return link.client_message(env.message, tool, token)
         return link.server_message(
             env.message,
             answers=answers,
@@ -179,7 +202,14 @@ class World:
         era, version = client.era.value, client.version
         if env.from_client:
             frame = self.frame(env, None)
-            self.send_from_server(sid, self.servers[sid].receive(message))
+            refused = self.gate(sid, message)
+            if refused is not None:  # the HTTP layer answers; the MCP server never reads it
+                frame = framing.Frame(
+                    frame.transport, frame.channel, frame.text, auth.refusal_text(refused)
+                )
+                return Delivery(env, frame, era=era, version=version, refused=refused)
+            scopes = self.authz.scopes_of(client.auth.token) if self.protected(sid) else None
+            self.send_from_server(sid, self.servers[sid].receive(message, scopes=scopes))
             return Delivery(env, frame, era=era, version=version)
         # The method this answers, from the client's own record, before the client reads it.
         answers = None if "method" in message else client.method_of(message.get("id"))

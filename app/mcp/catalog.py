@@ -66,6 +66,12 @@ class Catalog:
         self.revision += 1
         return True
 
+    def view(self, tools: list[dict[str, Any]]) -> Catalog:
+        """The same catalog seen through a filter: its revision and page size, fewer tools."""
+        seen = Catalog((), self.page_size, self.stale_cursors)
+        seen.tools, seen.revision = tools, self.revision
+        return seen
+
     def page_index(self, cursor: str | None) -> int:
         """Which page (0: the first) a valid cursor points at, as pages are now cut."""
         decoded = None if cursor is None else decode_cursor(cursor)

@@ -15,7 +15,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import calls, gathering, jsonrpc, lifecycle, listchanged, lists, negotiation, versions
+from . import (
+    calls,
+    clientauth,
+    gathering,
+    jsonrpc,
+    lifecycle,
+    listchanged,
+    lists,
+    negotiation,
+    versions,
+)
 from . import events as ev
 from .clock import Clock
 from .events import Event, Output
@@ -106,6 +116,7 @@ class MCPClient:
         self.awaiting_rediscovery: list[dict[str, Any]] = []
         self.instructions: str | None = None  # what initialize or server/discover said
         self.lists = lists.ClientLists()  # resources, templates, prompts, contents
+        self.auth = clientauth.ClientAuth()  # the token for a protected server (HTTP only)
 
     # ----------------------------------------------------------------- shared by the modules
     def advance(self, move: str) -> None:
@@ -168,6 +179,10 @@ class MCPClient:
     def lists_of(self, key: str) -> Output:
         """The host asks for resources, resourceTemplates or prompts: every page of that list."""
         return lists.list_kind(self, key)
+
+    def take_token(self, token: str, scope: str) -> Output:
+        """Hold a new access token (a protected server, HTTP); see app.mcp.clientauth."""
+        return clientauth.take_token(self, token, scope)
 
     def read_resource(self, uri: str) -> Output:
         return lists.read(self, uri)
@@ -250,4 +265,5 @@ class MCPClient:
         if self.instructions is not None:
             state["instructions"] = self.instructions
         state.update(lists.snapshot(self))  # type: ignore[typeddict-item]
+        state.update(clientauth.snapshot(self))  # type: ignore[typeddict-item]
         return state

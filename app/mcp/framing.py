@@ -194,7 +194,9 @@ class HttpLink:
             return [(header, self.session_id)]
         return []
 
-    def client_message(self, message: Message, tool: dict[str, Any] | None = None) -> Frame:
+    def client_message(
+        self, message: Message, tool: dict[str, Any] | None = None, token: str | None = None
+    ) -> Frame:
         """A client's POST. Notifications and responses are answered 202 with no body.
 
         `tool` is the client's definition of the tool a tools/call names: in the modern era its
@@ -229,6 +231,8 @@ class HttpLink:
         elif self.negotiated and versions.sends_version_header(self.version):
             headers.append(("MCP-Protocol-Version", self.version))
         headers += self._session_headers()
+        if token is not None:  # MUST be on every HTTP request to a protected server
+            headers.append(("Authorization", f"Bearer {token}"))
         headers.append(("Content-Length", str(len(body.encode()))))
         text = http.request_text("POST", self.post_path, headers, body)
         channel = f"POST {self.post_path.split('?')[0]}"

@@ -15,7 +15,15 @@ from dataclasses import dataclass
 import h11
 
 Header = tuple[str, str]
-REASONS = {200: "OK", 202: "Accepted", 400: "Bad Request", 404: "Not Found"}
+REASONS = {
+    200: "OK",
+    202: "Accepted",
+    302: "Found",
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+}
 
 
 class Headers(Mapping[str, str]):

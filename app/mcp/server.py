@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import jsonrpc, lifecycle, primitives, versions
+from . import auth, jsonrpc, lifecycle, primitives, versions
 from .catalog import DEFAULT_INPUT_SCHEMA, Catalog, shape_tool
 from .jsonrpc import Message, RequestId
 from .lifecycle import SERVER_TRANSITIONS, ServerPhase
@@ -66,6 +66,8 @@ class ServerConfig:
     # whatever was negotiated; one that ignores cursors serves page 1 for any cursor.
     built_for: str | None = None
     ignores_cursor: bool = False
+    # A protected server (Streamable HTTP only): app.mcp.auth gates its requests.
+    auth: auth.AuthConfig | None = None
 
 
 class MCPServer:
@@ -75,6 +77,9 @@ class MCPServer:
         self.config = config
         self.catalog = Catalog(config.tools, config.page_size, config.stale_cursors)
         self.primitives = primitives.Primitives(config)
+        # The scopes of the token on the request being handled (None: no authorization in
+        # play). Credentials are per-request input, so they come with each message.
+        self.scopes: frozenset[str] | None = None
         self.phase = ServerPhase.AWAITING_INITIALIZE
         self.legacy_version: str | None = None
         self.subscriptions: dict[RequestId, dict[str, bool]] = {}
@@ -135,8 +140,10 @@ class MCPServer:
         ]
 
     # ----------------------------------------------------------------- receiving
-    def receive(self, message: Message) -> list[Message]:
-        """Handle one message from the client; returns what the server sends back."""
+    def receive(self, message: Message, *, scopes: frozenset[str] | None = None) -> list[Message]:
+        """Handle one message from the client; returns what the server sends back. `scopes`:
+        what the token on this request grants, when the server is protected."""
+        self.scopes = scopes
         try:
             kind = jsonrpc.classify(message)
         except jsonrpc.ProtocolError as exc:
@@ -298,7 +305,12 @@ class MCPServer:
     # ----------------------------------------------------------------- methods
     def _list_tools(self, request_id: RequestId, params: dict[str, Any], version: str) -> Message:
         cursor = None if self.config.ignores_cursor else params.get("cursor")
-        found = self.page(cursor) if cursor is None or isinstance(cursor, str) else None
+        page = self.page
+        protected = self.config.auth is not None and bool(self.config.auth.tool_scopes)
+        if self.config.auth is not None and self.scopes is not None:
+            # The list this token may see (2026-07-28: it MAY vary by authorization).
+            page = self.catalog.view(auth.visible(self.tools, self.config.auth, self.scopes)).page
+        found = page(cursor) if cursor is None or isinstance(cursor, str) else None
         if found is None:
             return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "Invalid cursor")
         chunk, next_cursor = found
@@ -311,7 +323,8 @@ class MCPServer:
             index = self.catalog.page_index(cursor)
             page_ttls = self.config.page_ttl_ms
             result["ttlMs"] = page_ttls[index] if index < len(page_ttls) else self.config.ttl_ms
-            result["cacheScope"] = self.config.cache_scope
+            # A list that depends on the token is private: no cache may share it across tokens.
+            result["cacheScope"] = "private" if protected else self.config.cache_scope
         return jsonrpc.result(request_id, result)
 
     def _call_tool(self, request_id: RequestId, params: dict[str, Any], version: str) -> Message:

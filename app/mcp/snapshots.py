@@ -102,6 +102,14 @@ class ClientState(_ClientCore, total=False):
     lists: dict[str, ListState]
     contents: dict[str, str]
     subscribed: list[str]
+    authorization: AuthorizationState
+
+
+class AuthorizationState(TypedDict):
+    """The access token a client holds for a protected server, and the scopes it grants."""
+
+    token: str
+    scopes: list[str]
 
 
 class HostRow(TypedDict):

@@ -90,7 +90,23 @@ def wide(state: Mapping[str, Any]) -> dict[str, Any]:
         boxes[f"server:{sid}"] = _box(f"server:{sid}", 770, y, 220, box_h, _server_name(state, sid))
         pairs += [("host", f"client:{sid}"), (f"client:{sid}", f"server:{sid}")]
     frame = {"x": 10, "y": top - 44, "w": 582, "h": height - top + 38}
+    if "authz" in state:  # an authorization server: one more row, under the servers
+        y = top + row * len(ids)
+        height += row
+        pairs += _authz(state, boxes, _box("authz", 770, y, 220, box_h, _issuer(state)))
     return _finish("wide", WIDE["width"], height, boxes, frame, pairs, ids)
+
+
+def _issuer(state: Mapping[str, Any]) -> str:
+    return str(state["authz"]["issuer"]).removeprefix("https://")
+
+
+def _authz(
+    state: Mapping[str, Any], boxes: dict[str, Any], box: dict[str, Any]
+) -> list[tuple[str, str]]:
+    """Place the authorization server; the clients of protected servers talk to it."""
+    boxes["authz"] = box
+    return [(f"client:{sid}", "authz") for sid in state["authz"]["servers"]]
 
 
 def tall(state: Mapping[str, Any]) -> dict[str, Any]:
@@ -122,6 +138,11 @@ def tall(state: Mapping[str, Any]) -> dict[str, Any]:
         "w": width - 8,
         "h": y_client + TALL["client_h"] - y_agent + 36,
     }
+    if "authz" in state:  # an authorization server: a last row, under the servers
+        y = height + gap - 6
+        height = y + TALL["server_h"] + 6
+        box = _box("authz", 20, y, width - 40, TALL["server_h"], _issuer(state))
+        pairs += _authz(state, boxes, box)
     return _finish("tall", width, height, boxes, frame, pairs, ids)
 
 
