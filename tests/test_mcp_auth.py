@@ -71,6 +71,9 @@ def test_authorization_uses_pkce_s256_and_the_resource_in_both_requests():
     assert query["code_challenge_method"] == "S256"
     assert query["resource"] == resource and query["scope"] == "orders:read"
     assert f"code={code}" in trip and "302 Found" in trip
+    # the redirect names its issuer, which a 2026-07-28 client MUST check (RFC 9207)
+    assert "&iss=https%3A%2F%2Fauth.example.com" in trip
+    assert auth.server_metadata(auth.ISSUER)["authorization_response_iss_parameter_supported"]
     exchange, token = server.token(code, verifier, resource, "orders:read")
     form = parse_qs(exchange.split("\r\n\r\n", 1)[1].split("HTTP/1.1")[0])
     assert form["resource"] == [resource] and form["code_verifier"] == [verifier]

@@ -19,8 +19,10 @@ from app.mcp import auth, clientauth
 from app.mcp.events import Output
 from app.mcp.framing import Frame
 from app.mcp.jsonrpc import Message
+from app.mcp.versions import Era
 
 from . import narration
+from .context_actions import joined
 from .recorder import actor
 
 if TYPE_CHECKING:
@@ -94,6 +96,10 @@ def _authorize(run: Runner, sid: str, scope: str) -> None:
         phrase="auth.step-up" if step_up else "auth.authorize",
         params={"server": sid, "scope": scope, "resource": resource},
     )
+    if world.clients[sid].era is Era.MODERN and not run.said(run.trace[-1]):
+        # 2026-07-28 makes the client check the issuer named in the redirect (RFC 9207).
+        step = run.trace[-1]
+        step["narration"] = joined(step["narration"], narration.text("auth.iss", {}))
     exchange, token = world.authz.token(code, verifier, resource, scope)
     out = world.clients[sid].take_token(token, scope)
     for event in out.events:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .runner import Runner
 
 
-def _joined(first: Text, more: Text) -> Text:
+def joined(first: Text, more: Text) -> Text:
     """Two sentences in every language: zh runs on with no space, en and ru after one."""
     out = {
         lang: (first[lang] + more[lang] if lang == "zh" else f"{first[lang]} {more[lang]}")  # type: ignore[literal-required]
@@ -51,7 +51,7 @@ def describe_request(run: Runner) -> None:
         percent = round(100 * budget["all"] / budget["limit"])
         extra.append(narration.text("context.budget", {**budget, "percent": percent}))
     for text in extra:
-        step["narration"] = _joined(step["narration"], text)
+        step["narration"] = joined(step["narration"], text)
 
 
 def set_strategy(run: Runner, settings: dict[str, Any]) -> None:

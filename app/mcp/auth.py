@@ -140,6 +140,8 @@ def server_metadata(issuer: str) -> dict[str, Any]:
         "grant_types_supported": ["authorization_code", "refresh_token"],
         "code_challenge_methods_supported": ["S256"],
         "client_id_metadata_document_supported": True,
+        # It names itself in each authorization response (RFC 9207), and says so.
+        "authorization_response_iss_parameter_supported": True,
     }
 
 
@@ -189,7 +191,8 @@ class AuthorizationServer:
         target = "/authorize?" + urlencode(query, quote_via=quote)
         request = http.request_text("GET", target, [("Host", host)])
         code = _b64(hashlib.sha256(f"code-{n}".encode()).digest())[:32]
-        location = f"{REDIRECT_URI}?code={code}&state={state}"
+        iss = quote(self.issuer, safe="")
+        location = f"{REDIRECT_URI}?code={code}&state={state}&iss={iss}"
         answer = http.response_text(302, [("Location", location)], method="GET")
         return request + answer, code, verifier
 
