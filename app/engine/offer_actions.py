@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from app.mcp import lifecycle, lists, primitives
 from app.mcp import listevents as le
-from app.mcp import lists, primitives
 from app.mcp.events import Output
 
 from .recorder import actor
@@ -28,8 +29,22 @@ def _targets(run: Runner, target: str) -> list[str]:
     return list(run.world.servers) if target == "all" else [target]
 
 
-def _ask(run: Runner, sid: str, out: Output) -> None:
+def _unready(run: Runner, sid: str) -> bool:
+    """True (and a step saying so) when the client's opening never finished (a lost message,
+    say): the host has no connection to ask through."""
+    phase = run.world.clients[sid].phase
+    if lifecycle.allows(lifecycle.CLIENT_TRANSITIONS, phase, lifecycle.USE_OFFERINGS):
+        return False
+    params = {"server": sid, "phase": phase.value}
+    run.emit("internal", "host", actor(sid, True), phrase="offer.not-ready", params=params)
+    return True
+
+
+def _ask(run: Runner, sid: str, make: Callable[[], Output]) -> None:
     """Send what the client made of the host's wish, or show why nothing was sent."""
+    if _unready(run, sid):
+        return
+    out = make()
     quiet = next(
         (e for e in out.events if isinstance(e, le.ListNotOffered | le.SubscribeRefused)), None
     )
@@ -49,7 +64,7 @@ def _ask(run: Runner, sid: str, out: Output) -> None:
 def _lister(key: str) -> Callable[[Runner, str, dict[str, Any]], None]:
     def verb(run: Runner, target: str, action: dict[str, Any]) -> None:
         for sid in _targets(run, target):
-            _ask(run, sid, run.world.clients[sid].lists_of(key))
+            _ask(run, sid, partial(run.world.clients[sid].lists_of, key))
             if not action.get("wait"):
                 run.settle()
 
@@ -57,11 +72,11 @@ def _lister(key: str) -> Callable[[Runner, str, dict[str, Any]], None]:
 
 
 def read_resource(run: Runner, sid: str, action: dict[str, Any]) -> None:
-    _ask(run, sid, run.world.clients[sid].read_resource(str(action["uri"])))
+    _ask(run, sid, lambda: run.world.clients[sid].read_resource(str(action["uri"])))
 
 
 def subscribe(run: Runner, sid: str, action: dict[str, Any]) -> None:
-    _ask(run, sid, run.world.clients[sid].subscribe_resource(str(action["uri"])))
+    _ask(run, sid, lambda: run.world.clients[sid].subscribe_resource(str(action["uri"])))
 
 
 def offer_change(run: Runner, sid: str, action: dict[str, Any]) -> None:
