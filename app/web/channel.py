@@ -15,9 +15,8 @@ A `Channel` is the only code that writes to a websocket or reads from it. It own
 - latest values (`latest` messages: counts, a pong): one pending per kind, replaced by newer;
 - one heartbeat: while its handler waits in `receive`, the channel pings every
   `ping_interval` seconds and closes a peer that answered no ping since the previous one;
-- one reader (a greenlet under gevent, a thread under werkzeug) that parses the peer's frames
-  with wsproto, answers pings, and bounds what it keeps: a message over `max_command` bytes
-  is dropped as it arrives and handed on as `Oversized(size)`, so the handler can answer it.
+- one reader (a greenlet under gevent, a thread under werkzeug) that feeds the peer's bytes to
+  its `Inbox` (app.web.inbox: parsed, bounded, pings answered) and wakes the handler.
 
 Only the handler's own greenlet and a group sender ever write, each holding the write turn
 (`_writing`): the sender only tries it (never waits for it), so one stuck socket never slows a
@@ -37,11 +36,9 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from wsproto.connection import Connection, ConnectionState, ConnectionType
-from wsproto.events import BytesMessage, CloseConnection, Ping, Pong, TextMessage
-
 from app.web import concurrency
-from app.web.wsframe import PING, Message, Oversized, pong_frame, text_frame
+from app.web.inbox import Inbox
+from app.web.wsframe import PING, Message, Oversized, text_frame
 
 __all__ = ["Channel", "Closed", "Message", "Oversized", "Settings", "text_frame"]
 
@@ -77,16 +74,12 @@ class Channel:
 
     __slots__ = (
         "__weakref__",
-        "_conn",
-        "_inbox",
+        "_in",
         "_latest",
         "_next_ping",
-        "_parts",
         "_pinged",
-        "_ponged",
         "_queue",
         "_raw",
-        "_size",
         "_writing",
         "bell",
         "code",
@@ -107,13 +100,9 @@ class Channel:
         self._writing: Any = concurrency.write_turn()
         self._queue: deque[Any] = deque()
         self._latest: dict[str, Message | bytes] = {}
-        self._inbox: list[str | bytes | Oversized] = []
-        self._conn = Connection(ConnectionType.SERVER)
-        self._parts: list[Any] = []
-        self._size = 0
+        self._in = Inbox(settings.max_command)  # what the peer sends (read by `_read`)
         self.open = True
         self.code = 1000  # the close code this side will send
-        self._ponged = True
         self._pinged = False
         self._next_ping = time.monotonic() + settings.ping_interval
         concurrency.spawn(self._read)
@@ -140,8 +129,8 @@ class Channel:
             if self._queue or self._latest:
                 with self._writing:
                     self._drain()
-            if self._inbox:
-                return self._inbox.pop(0)
+            if self._in.messages:
+                return self._in.messages.pop(0)
             if not self.open:
                 raise Closed()
             now = time.monotonic()
@@ -155,11 +144,23 @@ class Channel:
 
     def close(self, code: int | None = None, reason: str = "") -> None:
         """Say goodbye (a close frame, best effort) and end the reader."""
-        code = self.code if code is None else code
+        if self._writing.acquire(False):  # else a sender is mid-frame: no close frame then
+            try:
+                self._goodbye(self.code if code is None else code, reason)
+            finally:
+                self._writing.release()
+        self._hang_up()
+
+    def _goodbye(self, code: int, reason: str) -> None:
+        """The close frame (the write turn held), unless a frame was left half written."""
         self.open = False
-        with contextlib.suppress(Exception):  # a peer already gone, or a state past closing
-            if self._conn.state in (ConnectionState.OPEN, ConnectionState.REMOTE_CLOSING):
-                self._raw.send(self._conn.send(CloseConnection(code, reason)), DONTWAIT)
+        if self._queue and isinstance(self._queue[0], bytes):
+            return  # the rest of a frame is pending: a close frame now would land inside it
+        with contextlib.suppress(OSError):  # a peer already gone
+            self._raw.send(self._in.close_frame(code, reason), DONTWAIT)
+
+    def _hang_up(self) -> None:
+        self.open = False
         with contextlib.suppress(OSError):
             self.sock.shutdown(socket.SHUT_RDWR)
         self.bell.set()
@@ -232,7 +233,8 @@ class Channel:
         while queue:
             item = queue.popleft()
             if isinstance(item, _Close):
-                self.close(1000, item.reason)
+                self._goodbye(1000, item.reason)
+                self._hang_up()
                 raise Closed()
             frame = item if isinstance(item, bytes) else item.frame(self.tag)
             if frame:
@@ -265,64 +267,33 @@ class Channel:
             raise Closed() from None
 
     def _heartbeat(self, now: float) -> None:
-        if self._pinged and not self._ponged:
+        if self._pinged and not self._in.ponged:
             self.code = 1008
             self.abort()
             raise Closed("no answer to ping")
-        self._ponged, self._pinged = False, True
+        self._in.ponged, self._pinged = False, True
         self._next_ping = now + self.settings.ping_interval
         self.send_frame(PING)
 
     # Reading -----------------------------------------------------------------------------------
 
     def _read(self) -> None:
+        inbox = self._in
         try:
             while self.open:
-                while len(self._inbox) >= INBOX and self.open:
+                while len(inbox.messages) >= INBOX and self.open:
                     time.sleep(0.05)  # a flood of commands: let TCP hold the rest
                 data = self.sock.recv(RECEIVE)
                 if not data:
                     break
-                self._conn.receive_data(data)
-                if not self._events():
+                more = inbox.feed(data)
+                if inbox.pong is not None:
+                    self._latest["pong"], inbox.pong = inbox.pong, None
+                self.bell.set()
+                if not more:  # the peer's close (answered with its code) or a broken frame
+                    self.code = inbox.code
                     break
         except Exception:  # closed under us, or a protocol error: the end either way
             pass
         self.open = False
-        self.bell.set()
-
-    def _events(self) -> bool:
-        for event in self._conn.events():
-            if isinstance(event, TextMessage | BytesMessage):
-                self._take(event)
-            elif isinstance(event, Ping):
-                self._latest["pong"] = pong_frame(bytes(event.payload))
-                self.bell.set()
-            elif isinstance(event, Pong):
-                self._ponged = True
-            elif isinstance(event, CloseConnection):
-                # the peer's close (answered with its code) or a broken frame (1002, 1007)
-                self.code = event.code if event.code not in (1005, 1006) else 1000
-                return False
-        return True
-
-    def _take(self, event: TextMessage | BytesMessage) -> None:
-        data = event.data
-        self._size += len(data.encode()) if isinstance(data, str) else len(data)
-        if self._size <= self.settings.max_command:
-            self._parts.append(data)
-        elif self._parts:
-            self._parts.clear()
-        if not event.message_finished:
-            return
-        item: str | bytes | Oversized
-        if self._size > self.settings.max_command:
-            item = Oversized(self._size)
-        elif isinstance(event, TextMessage):
-            item = "".join(self._parts)
-        else:
-            item = b"".join(self._parts)
-        self._parts.clear()
-        self._size = 0
-        self._inbox.append(item)
         self.bell.set()
