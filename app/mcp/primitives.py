@@ -1,4 +1,5 @@
-"""Resources, resource templates and prompts a simulated server offers, and their methods.
+"""Resources, resource templates and prompts a simulated server offers: their lists, shaping,
+capabilities and change notices (their methods are app.mcp.offermethods).
 
 A server declares `resources` when it has resources or templates and `prompts` when it has
 prompts (server/resources.mdx, server/prompts.mdx); a method of a capability the server did not
@@ -23,9 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from . import jsonrpc, versions
 from .catalog import Catalog
-from .jsonrpc import Message, RequestId
+from .jsonrpc import Message
 from .lifecycle import ServerPhase
-from .versions import Era
 
 if TYPE_CHECKING:
     from .server import MCPServer, ServerConfig
@@ -65,7 +65,6 @@ GATED: dict[str, str] = {
     "prompts/list": "prompts",
     "prompts/get": "prompts",
 }
-NOT_FOUND_LEGACY = -32002  # "Resource not found" until 2025-11-25; 2026-07-28 uses -32602
 
 
 def shape(kind: str, item: dict[str, Any], version: str) -> dict[str, Any]:
@@ -197,112 +196,6 @@ def honour(server: MCPServer, wanted: dict[str, Any]) -> dict[str, Any]:
     if offer.resources_subscribe and isinstance(uris, list) and uris:
         out["resourceSubscriptions"] = [u for u in uris if isinstance(u, str)]
     return out
-
-
-# --------------------------------------------------------------------------- methods
-def _modern(version: str) -> bool:
-    return versions.era_of(version) is Era.MODERN
-
-
-def _finish(server: MCPServer, result: dict[str, Any], version: str, ttl: bool) -> dict[str, Any]:
-    """2026-07-28 results carry resultType, serverInfo and (when cacheable) ttlMs/cacheScope."""
-    if _modern(version):
-        result["resultType"] = "complete"
-        result.setdefault("_meta", {})[versions.META_SERVER_INFO] = server._info()
-        if ttl:
-            result["ttlMs"] = server.config.ttl_ms
-            result["cacheScope"] = server.config.cache_scope
-    return result
-
-
-def _list(kind: str) -> Callable[[MCPServer, RequestId, dict[str, Any], str], Message]:
-    def serve(
-        server: MCPServer, request_id: RequestId, params: dict[str, Any], version: str
-    ) -> Message:
-        cursor = params.get("cursor")
-        catalog = server.primitives.lists[kind]
-        found = catalog.page(cursor) if cursor is None or isinstance(cursor, str) else None
-        if found is None:
-            return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "Invalid cursor")
-        chunk, next_cursor = found
-        result: dict[str, Any] = {kind: [shape(kind, item, version) for item in chunk]}
-        if next_cursor is not None:
-            result["nextCursor"] = next_cursor
-        return jsonrpc.result(request_id, _finish(server, result, version, ttl=True))
-
-    return serve
-
-
-list_resources = _list("resources")
-list_templates = _list("resourceTemplates")
-list_prompts = _list("prompts")
-
-
-def read_resource(
-    server: MCPServer, request_id: RequestId, params: dict[str, Any], version: str
-) -> Message:
-    uri = params.get("uri")
-    found = server.primitives.find_resource(uri)
-    if found is None:
-        code = jsonrpc.INVALID_PARAMS if _modern(version) else NOT_FOUND_LEGACY
-        return jsonrpc.error(request_id, code, "Resource not found", {"uri": uri})
-    content = {"uri": found["uri"], "text": str(found.get("text", ""))}
-    if "mimeType" in found:
-        content["mimeType"] = found["mimeType"]
-    return jsonrpc.result(request_id, _finish(server, {"contents": [content]}, version, ttl=True))
-
-
-def subscribe(
-    server: MCPServer, request_id: RequestId, params: dict[str, Any], version: str
-) -> Message:
-    uri = params.get("uri")
-    if not isinstance(uri, str):
-        return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "uri must be a string")
-    if uri not in server.primitives.subscribed:
-        server.primitives.subscribed.append(uri)
-    return jsonrpc.result(request_id, {})
-
-
-def unsubscribe(
-    server: MCPServer, request_id: RequestId, params: dict[str, Any], version: str
-) -> Message:
-    uri = params.get("uri")
-    if uri in server.primitives.subscribed:
-        server.primitives.subscribed.remove(uri)
-    return jsonrpc.result(request_id, {})
-
-
-def get_prompt(
-    server: MCPServer, request_id: RequestId, params: dict[str, Any], version: str
-) -> Message:
-    name = params.get("name")
-    prompt = server.primitives.lists["prompts"].find(name)
-    if prompt is None:
-        return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, f"Unknown prompt: {name}")
-    text = str(prompt.get("text") or prompt.get("description") or name)
-    message = {"role": "user", "content": {"type": "text", "text": text}}
-    result: dict[str, Any] = {"messages": [message]}
-    if "description" in prompt:
-        result["description"] = prompt["description"]
-    return jsonrpc.result(request_id, _finish(server, result, version, ttl=False))
-
-
-Method = Callable[["MCPServer", RequestId, dict[str, Any], str], Message]
-LEGACY_HANDLERS: dict[str, Method] = {
-    "resources/list": list_resources,
-    "resources/templates/list": list_templates,
-    "resources/read": read_resource,
-    "resources/subscribe": subscribe,
-    "resources/unsubscribe": unsubscribe,
-    "prompts/list": list_prompts,
-    "prompts/get": get_prompt,
-}
-# 2026-07-28 replaced resources/subscribe and unsubscribe with subscriptions/listen filters.
-MODERN_HANDLERS: dict[str, Method] = {
-    m: h
-    for m, h in LEGACY_HANDLERS.items()
-    if m not in ("resources/subscribe", "resources/unsubscribe")
-}
 
 
 # --------------------------------------------------------------------------- changes

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import auth, jsonrpc, lifecycle, primitives, versions
+from . import auth, jsonrpc, lifecycle, offermethods, primitives, versions
 from .catalog import DEFAULT_INPUT_SCHEMA, Catalog, shape_tool
 from .jsonrpc import Message, RequestId
 from .lifecycle import SERVER_TRANSITIONS, ServerPhase
@@ -370,5 +370,5 @@ _MODERN_HANDLERS: dict[str, Method] = {
     "tools/list": MCPServer._list_tools,
     "tools/call": MCPServer._call_tool,
 }
-_LEGACY_HANDLERS.update(primitives.LEGACY_HANDLERS)
-_MODERN_HANDLERS.update(primitives.MODERN_HANDLERS)
+_LEGACY_HANDLERS.update(offermethods.LEGACY_HANDLERS)
+_MODERN_HANDLERS.update(offermethods.MODERN_HANDLERS)
