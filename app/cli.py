@@ -161,6 +161,44 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_package(args: argparse.Namespace) -> int:
+    """`package ID --scorm 1.2|2004 --base-url URL --output FILE.zip`: the viewer's download."""
+    from app.scorm.package import lab_address
+    from app.web.factory import create_app
+    from app.web.scorm import Refused, package
+
+    try:
+        lab = lab_address(args.base_url)
+    except ValueError as exc:
+        print(f"mcp-lab: --base-url {exc}", file=sys.stderr)
+        return 2
+    app = create_app()
+    with app.test_request_context(base_url=lab):
+        try:
+            lesson, data = package(
+                args.scenario, args.scorm, args.lang, args.protocol_version, args.transport, lab
+            )
+        except LookupError:
+            print(
+                f"mcp-lab: no scenario {args.scenario!r} (try `mcp-lab scenarios`)", file=sys.stderr
+            )
+            return 2
+        except Refused as exc:
+            print(f"mcp-lab: {exc}", file=sys.stderr)
+            return 2
+    try:
+        Path(args.output).write_bytes(data)
+    except OSError as exc:
+        print(f"mcp-lab: cannot write {args.output}: {exc.strerror}", file=sys.stderr)
+        return 2
+    print(
+        f"{args.output}: {lesson.edition.name}, {lesson.sid} ({lesson.version}, "
+        f"{lesson.transport}, {lesson.lang}) from {lab}/embed",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def cmd_mcp_server(args: argparse.Namespace) -> int:
     """Run one scenario server over stdio or HTTP until the client (or Ctrl-C) ends it."""
     from app.serving.run import run_mcp_server
@@ -234,6 +272,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each answer")
     p.add_argument("target", nargs=argparse.REMAINDER, metavar="URL | -- CMD [ARGS...]")
     p.set_defaults(func=cmd_probe)
+    p = sub.add_parser(
+        "package",
+        help="write a lesson as a SCORM package for an LMS",
+        description="Write a SCORM 1.2 or 2004 (4th edition) package whose launch page shows "
+        "the lesson from the lab at --base-url and reports progress, answers and the score to "
+        "the LMS (docs/SCORM.md). The lab must let the LMS frame it (LAB_FRAME_ANCESTORS).",
+    )
+    p.add_argument("scenario", metavar="ID")
+    p.add_argument("--scorm", choices=["1.2", "2004"], required=True)
+    p.add_argument(
+        "--base-url", required=True, metavar="URL", help="the lab's address students reach"
+    )
+    p.add_argument("--output", required=True, metavar="FILE.zip")
+    p.add_argument("--lang", choices=LANGUAGES, default="en")
+    p.add_argument("--protocol-version", choices=versions.VERSIONS)
+    p.add_argument("--transport", choices=["stdio", "http"])
+    p.set_defaults(func=cmd_package)
     p = sub.add_parser(
         "serve",
         help="serve the web lab",

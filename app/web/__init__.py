@@ -34,6 +34,7 @@ def init_app(app: Flask) -> None:
         lti,
         recorded,
         render,
+        scorm,
         security,
         socket,
         text,
@@ -61,6 +62,7 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(export.bp)
     app.register_blueprint(embed.bp)
     lti.init_app(app)
+    scorm.init_app(app)
     app.register_blueprint(recorded.bp)
     watch.init_app(app)
     recorded.init_app(app)
