@@ -21,6 +21,7 @@ import pytest
 
 from app.web.channel import Channel, Closed, Message, Oversized, Settings
 from app.web.groups import MemoryGroups
+from app.web.heartbeat import Heartbeat
 from tests.rawws import read_message, read_text, text_frame
 
 
@@ -107,8 +108,11 @@ def test_a_group_send_reaches_every_member_in_order_and_drops_the_one_that_stopp
 
 def test_a_peer_that_answers_no_ping_is_reaped_and_one_that_answers_stays():
     settings = Settings(ping_interval=0.2, send_timeout=2)
+    heartbeat = Heartbeat(settings.ping_interval)
     with tcp_pair() as (s1, _never_answers), tcp_pair() as (s2, polite):
         quiet, talking = Channel(s1, settings), Channel(s2, settings)
+        heartbeat.watch(quiet)
+        heartbeat.watch(talking)
         ended: list[Any] = []
         stayed: list[Any] = []
         handler(quiet, ended)

@@ -13,8 +13,8 @@ A `Channel` is the only code that writes to a websocket or reads from it. It own
   queued, else queues it (bounded, `queue` frames) for the member's own handler to write. A
   full queue means the peer stopped reading: `offer` says so and the group drops it;
 - latest values (`latest` messages: counts, a pong): one pending per kind, replaced by newer;
-- one heartbeat: while its handler waits in `receive`, the channel pings every
-  `ping_interval` seconds and closes a peer that answered no ping since the previous one;
+- one heartbeat (`beat`, called by the process's loop in app.web.heartbeat): a ping every
+  `ping_interval` seconds, and a peer that answered no ping since the previous one is closed;
 - one reader (a greenlet under gevent, a thread under werkzeug) that feeds the peer's bytes to
   its `Inbox` (app.web.inbox: parsed, bounded, pings answered) and wakes the handler.
 
@@ -123,7 +123,7 @@ class Channel:
 
     def receive(self, timeout: float | None = None) -> str | bytes | Oversized | None:
         """The next message, or None once `timeout` passes. While it waits it writes what
-        group sends queued and pings the peer; raises Closed when the peer is gone."""
+        group sends and the heartbeat left for it; raises Closed when the peer is gone."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             if self._queue or self._latest:
@@ -133,14 +133,34 @@ class Channel:
                 return self._in.messages.pop(0)
             if not self.open:
                 raise Closed()
-            now = time.monotonic()
-            if now >= self._next_ping:
-                self._heartbeat(now)
-            if deadline is not None and now >= deadline:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
                 return None
-            until = self._next_ping if deadline is None else min(self._next_ping, deadline)
-            if self.bell.wait(max(until - now, 0.0)):
+            if self.bell.wait(left):
                 self.bell.clear()
+
+    def beat(self, now: float) -> None:
+        """One heartbeat, from the process's heartbeat loop (app.web.heartbeat): a peer that
+        answered no ping since the previous one is closed; else it is pinged, straight into
+        its socket when nothing is queued (as a group send writes), so no handler wakes."""
+        if not self.open or now < self._next_ping:
+            return
+        if self._pinged and not self._in.ponged:
+            self.code = 1008
+            self.abort()
+            return
+        self._in.ponged, self._pinged = False, True
+        self._next_ping = now + self.settings.ping_interval
+        if not self._queue and self._writing.acquire(False):
+            try:
+                if self._raw.send(PING, DONTWAIT) == len(PING):
+                    return
+            except OSError:  # busy (the handler writes it below) or gone (its reader ends it)
+                pass
+            finally:
+                self._writing.release()
+        self._latest["ping"] = PING
+        self.bell.set()
 
     def close(self, code: int | None = None, reason: str = "") -> None:
         """Say goodbye (a close frame, best effort) and end the reader."""
@@ -266,15 +286,6 @@ class Channel:
             self.abort()
             raise Closed() from None
 
-    def _heartbeat(self, now: float) -> None:
-        if self._pinged and not self._in.ponged:
-            self.code = 1008
-            self.abort()
-            raise Closed("no answer to ping")
-        self._in.ponged, self._pinged = False, True
-        self._next_ping = now + self.settings.ping_interval
-        self.send_frame(PING)
-
     # Reading -----------------------------------------------------------------------------------
 
     def _read(self) -> None:
@@ -289,7 +300,9 @@ class Channel:
                 more = inbox.feed(data)
                 if inbox.pong is not None:
                     self._latest["pong"], inbox.pong = inbox.pong, None
-                self.bell.set()
+                    self.bell.set()
+                elif inbox.messages:  # (a pong alone is for the heartbeat: nobody wakes)
+                    self.bell.set()
                 if not more:  # the peer's close (answered with its code) or a broken frame
                     self.code = inbox.code
                     break

@@ -1,7 +1,8 @@
 """Websocket routes: the handshake that turns an upgrade request into a `Channel`, and the
 registration that runs a handler on it.
 
-`route(bp, rule)` registers `handler(channel, **view_args)` for websocket upgrades at `rule`.
+`route(bp, rule)` registers `handler(channel, **view_args)` for websocket upgrades at `rule`,
+and puts the channel under the app's heartbeat (app.web.heartbeat).
 The Origin check has run before (app.web.security, on every upgrade). The handshake accepts no
 extension and no subprotocol: the channel writes its own frames (see app.web.channel), so
 permessage-deflate, which a browser always offers, is declined. After the handler returns (or
@@ -20,6 +21,7 @@ from flask import Blueprint, Response, abort, current_app, request
 from wsproto.utilities import generate_accept_token
 
 from app.web.channel import Channel, Closed, Settings
+from app.web.heartbeat import Heartbeat
 
 Handler = Callable[..., None]
 
@@ -74,7 +76,12 @@ def route(bp: Blueprint, rule: str) -> Callable[[Handler], Handler]:
 
     def register(handler: Handler) -> Handler:
         def view(**view_args: Any) -> Response:
-            channel = accept(request.environ, settings(current_app.config))
+            how = settings(current_app.config)
+            channel = accept(request.environ, how)
+            beating = current_app.extensions.get("heartbeat")
+            if beating is None:  # one per app and process, started by its first socket
+                beating = current_app.extensions["heartbeat"] = Heartbeat(how.ping_interval)
+            beating.watch(channel)
             try:
                 handler(channel, **view_args)
             except Closed:
