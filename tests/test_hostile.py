@@ -31,7 +31,8 @@ from flask import Flask
 from joserfc.jwk import RSAKey
 from werkzeug.routing import Rule
 
-from app.probe.peers import HttpPeer, StdioPeer
+from app.probe.http_peer import HttpPeer
+from app.probe.peers import StdioPeer
 from app.serving.catalog import load_served
 from app.serving.endpoint import HttpRequest, HttpResponse, McpEndpoint
 from app.serving.http import HttpShell, loopback_origins

@@ -38,7 +38,8 @@ from app.mcp.host import Host, HostConfig
 from app.mcp.jsonrpc import Message
 
 from .checks import INVALID_CURSOR, Check, Session, counted, grade
-from .peers import HttpPeer, Peer, PeerGone, StdioPeer, Unreachable
+from .http_peer import HttpPeer
+from .peers import Peer, PeerGone, StdioPeer, Unreachable
 
 __all__ = ["ProbeReport", "probe", "report_json", "report_text"]
 
