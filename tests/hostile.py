@@ -68,18 +68,6 @@ def until(sock: socket.socket, pattern: re.Pattern[str] | str, within: float = 1
     raise TimeoutError(f"{needle.pattern!r} never arrived")
 
 
-def close_code(sock: socket.socket, within: float = 15) -> int | None:
-    """The code of the server's close frame (None if the connection just ends)."""
-    sock.settimeout(within)
-    try:
-        while True:
-            opcode, payload = read_message(sock)
-            if opcode == 8:
-                return int.from_bytes(payload[:2], "big")
-    except (ConnectionError, OSError):
-        return None
-
-
 def multipart(data: bytes, boundary: str = "hostile") -> tuple[bytes, bytes, str]:
     """(before, after, content type) of a one-file form around `data` (field `trace`)."""
     before = (
@@ -97,37 +85,36 @@ def upload(
     (status, page) or raises ConnectionError when the connection is reset."""
     before, after, kind = multipart(b"")
     host, port = address(base)
-    sock = socket.create_connection((host, port), timeout=30)
     framing = (
         "Transfer-Encoding: chunked"
         if chunked
         else f"Content-Length: {len(before) + size + len(after)}"
     )
-    sock.sendall(
-        f"POST /recorded HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: {kind}\r\n{framing}\r\n"
-        "Sec-Fetch-Site: same-origin\r\n\r\n".encode()
-    )
 
     def frame(data: bytes) -> bytes:
         return f"{len(data):x}\r\n".encode() + data + b"\r\n" if chunked else data
 
-    block, sent = b"x" * 65536, 0
-    sock.sendall(frame(before))
-    while sent < size:
-        part = block[: size - sent]
-        sock.sendall(frame(part))
-        sent += len(part)
-        if pause and sent >= pause_after:
-            time.sleep(pause)
-            pause = 0.0
-    sock.sendall(frame(after) + (b"0\r\n\r\n" if chunked else b""))
     answer = b""
-    while b"</html>" not in answer:
-        chunk = sock.recv(65536)
-        if not chunk:
-            break
-        answer += chunk
-    sock.close()
+    with socket.create_connection((host, port), timeout=30) as sock:
+        sock.sendall(
+            f"POST /recorded HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: {kind}\r\n"
+            f"{framing}\r\nSec-Fetch-Site: same-origin\r\n\r\n".encode()
+        )
+        block, sent = b"x" * 65536, 0
+        sock.sendall(frame(before))
+        while sent < size:
+            part = block[: size - sent]
+            sock.sendall(frame(part))
+            sent += len(part)
+            if pause and sent >= pause_after:
+                time.sleep(pause)
+                pause = 0.0
+        sock.sendall(frame(after) + (b"0\r\n\r\n" if chunked else b""))
+        while b"</html>" not in answer:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
     text = answer.decode("utf-8", "replace")
     return int(text.split(" ", 2)[1]), text
 
@@ -165,10 +152,9 @@ def gunicorn(**options: object) -> Iterator[tuple[str, Path]]:
 
 def raw_request(base: str, data: bytes) -> str:
     """Send `data` as it is and read the answer until the server closes."""
-    sock = socket.create_connection(address(base), timeout=15)
-    sock.sendall(data)
     answer = b""
-    while chunk := sock.recv(65536):
-        answer += chunk
-    sock.close()
+    with socket.create_connection(address(base), timeout=15) as sock:
+        sock.sendall(data)
+        while chunk := sock.recv(65536):
+            answer += chunk
     return answer.decode("latin-1")
