@@ -192,7 +192,9 @@ def shell() -> Iterator[int]:
 def test_over_a_real_socket_a_10_mb_body_is_413_and_the_server_keeps_serving(shell: int) -> None:
     conn = http.client.HTTPConnection("127.0.0.1", shell, timeout=30)
     conn.request("POST", "/mcp", PAYLOADS["10 MB"], {"Content-Type": "application/json"})
-    assert conn.getresponse().status == 413
+    too_large = conn.getresponse()
+    error = json.loads(too_large.read())["error"]  # a JSON-RPC error, as /mcp speaks
+    assert too_large.status == 413 and error["code"] == -32700 and "size" in error["data"]
     conn.close()
     conn = http.client.HTTPConnection("127.0.0.1", shell, timeout=30)
     conn.request("POST", "/mcp", PAYLOADS["4,000 ["], {"Content-Type": "application/json"})

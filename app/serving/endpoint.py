@@ -163,6 +163,15 @@ def _error(status: int, code: int, text: str, request_id: Any = None) -> HttpRes
     return _json_response(status, jsonrpc.error(request_id, code, text))
 
 
+def refused_body(exc: JsonRefused) -> HttpResponse:
+    """The answer to a body the bounded reader refused (the shell's 413 for a body it stopped
+    reading too). Text that is not JSON is a plain parse error; a body past the reader's bounds
+    says which bound, so a client can tell a refusal from its own malformed message."""
+    why = None if exc.reason == "syntax" else str(exc)
+    refused = jsonrpc.error(None, jsonrpc.PARSE_ERROR, "Parse error", why)
+    return _json_response(413 if exc.reason == "size" else 400, refused)
+
+
 def _request_text(request: HttpRequest) -> str:
     head = [f"{request.method} {request.target} HTTP/1.1"]
     head += [f"{k}: {v}" for k, v in request.headers.items()]
@@ -404,11 +413,7 @@ class McpEndpoint:
         try:
             return read_json(request.body, MAX_MESSAGE), None
         except JsonRefused as exc:
-            # Text that is not JSON is a plain parse error; JSON past the reader's bounds says
-            # which bound, so a client can tell a refusal from its own malformed message.
-            why = None if exc.reason == "syntax" else str(exc)
-            refused = jsonrpc.error(None, jsonrpc.PARSE_ERROR, "Parse error", why)
-            return None, _json_response(413 if exc.reason == "size" else 400, refused)
+            return None, refused_body(exc)
 
     def _receive(
         self, conv: _Conversation, message: Any, frame: str, channel: str

@@ -26,7 +26,9 @@ from dataclasses import dataclass, field
 
 import h11
 
-from .endpoint import MAX_MESSAGE, HttpRequest, HttpResponse, McpEndpoint, Push
+from app.bounded_json import JsonRefused
+
+from .endpoint import MAX_MESSAGE, HttpRequest, HttpResponse, McpEndpoint, Push, refused_body
 
 __all__ = ["HttpShell", "loopback_origins"]
 
@@ -210,7 +212,8 @@ class HttpShell:
     def _dispatch(self, conn: _Connection) -> None:
         assert conn.request is not None
         if conn.refused:
-            self._respond(conn, HttpResponse(413))
+            too_large = JsonRefused("size", f"more than {MAX_BODY} bytes", MAX_BODY)
+            self._respond(conn, refused_body(too_large))  # a JSON-RPC error, as /mcp speaks
             return
         headers: dict[str, str] = {}
         for name, value in conn.request.headers:  # h11 lower-cases names
