@@ -17,6 +17,7 @@ import contextlib
 import http.client
 import io
 import json
+import os
 import random
 import socket
 import sys
@@ -36,6 +37,7 @@ from app.probe.peers import StdioPeer
 from app.serving.catalog import load_served
 from app.serving.endpoint import HttpRequest, HttpResponse, McpEndpoint
 from app.serving.http import HttpShell, loopback_origins
+from app.serving.stdio import ChangingStdio
 from app.serving.stdio_server import MAX_LINE, answer_line, build_server, serve_stdio
 from app.web.factory import create_app
 from app.web.security import CROSS_SITE
@@ -221,15 +223,45 @@ def test_every_stdio_line_that_is_hostile_gets_a_parse_error_and_the_next_line_w
     assert opened["result"]["protocolVersion"] == "2025-06-18"  # type: ignore[call-overload, index]
 
 
-def test_a_stdio_line_longer_than_the_limit_is_refused_once_and_skipped() -> None:
-    long_line = "[" + "1," * (MAX_LINE // 2 + 10) + "1]\n"
-    stdin = io.StringIO(long_line + json.dumps(initialize_request("2025-06-18")) + "\n")
-    out = io.StringIO()
-    serve_stdio(build_server("pagination", "files"), stdin, out)
-    replies: list[Any] = [json.loads(line) for line in out.getvalue().splitlines()]
+LONG_LINE = b"[" + b"1," * (MAX_LINE // 2 + 10) + b"1]\n"
+
+
+def replies_of(text: str) -> list[Any]:
+    replies: list[Any] = [json.loads(line) for line in text.splitlines()]
     assert [r.get("error", {}).get("code") for r in replies] == [-32700, None]
     assert "size" in replies[0]["error"]["data"]
     assert replies[1]["result"]["protocolVersion"] == "2025-06-18"
+    return replies
+
+
+def test_a_stdio_line_longer_than_the_limit_is_refused_once_and_skipped() -> None:
+    opening = json.dumps(initialize_request("2025-06-18")) + "\n"
+    out = io.StringIO()
+    serve_stdio(build_server("pagination", "files"), io.StringIO(LONG_LINE.decode() + opening), out)
+    replies_of(out.getvalue())
+
+
+def test_the_changing_stdio_shell_refuses_a_line_before_it_ends_and_skips_the_rest() -> None:
+    """`mcp-lab mcp-server` on POSIX reads stdin itself (ChangingStdio). A line that goes on
+    past the bound is refused while it is still coming (it is not held in memory to the end),
+    and what follows its newline is read as usual."""
+    read, write = os.pipe()
+    out = io.StringIO()
+    shell = ChangingStdio(load_served("pagination", "files"), read, out)
+    thread = threading.Thread(target=shell.serve, daemon=True)
+    thread.start()
+    with open(write, "wb") as stdin:
+        stdin.write(LONG_LINE[:-1])  # no newline yet
+        stdin.flush()
+        for _ in range(200):  # wait for the refusal (state, not time)
+            if "-32700" in out.getvalue():
+                break
+            threading.Event().wait(0.05)
+        assert "-32700" in out.getvalue()
+        stdin.write(b"1]\n" + json.dumps(initialize_request("2025-06-18")).encode() + b"\n")
+    thread.join(10)
+    os.close(read)
+    replies_of(out.getvalue())
 
 
 # ---------------------------------------------------------------------------- the web app's entries
