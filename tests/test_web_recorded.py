@@ -119,3 +119,19 @@ def test_steps_are_checked_against_the_step_schema(web: FlaskClient, probe_trace
         broken = "\n".join([lines[0], json.dumps(step), *lines[2:]]).encode()
         refused = upload(web, broken)
         assert refused.status_code == 400 and said in refused.get_data(as_text=True)
+
+
+def test_every_scenario_s_trace_is_a_file_the_viewer_takes() -> None:
+    """The compiled schema and the step types agree: what `mcp-lab trace --format jsonl`
+    prints for every shipped scenario (its default version, both transports) opens as a
+    recording."""
+    from app.engine.runner import run_trace
+    from app.web.recorded import parse_trace
+    from tests.test_engine_step import LIBRARY  # loaded once for the suite, at collection
+
+    assert len(LIBRARY.scenarios) > 10
+    for scenario in LIBRARY.scenarios.values():
+        for transport in scenario.transports:
+            steps = run_trace(scenario, scenario.default_version, transport)
+            jsonl = "".join(json.dumps(step, ensure_ascii=False) + "\n" for step in steps)
+            assert len(parse_trace(jsonl.encode())) == len(steps), (scenario.id, transport)
