@@ -5,7 +5,9 @@ initiation), answers the tool's authentication request with a signed id_token po
 auto-submitting form (a resource-link launch into a scenario, or a deep-linking request), checks
 the tool's signatures against the tool's JWKS endpoint, issues AGS access tokens for a signed
 client assertion, and records the deep-linking response's content items and every score posted
-to its line item. Its keys are generated when it is created.
+to a line item. Line item 1 is a column made by hand; a content item with a `lineItem` makes a
+new one, and the launches of that scenario then name it, as a platform does for a deep link's
+column. Its keys are generated when it is created.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ class Platform:
         self.deployment_id = "deployment-1"
         self.key = RSAKey.generate_key(2048, parameters={"kid": "platform-key", "alg": "RS256"})
         self.scores: list[dict[str, Any]] = []
+        self.scored: list[int] = []  # the line item of each score, in order
+        self.lineitems: dict[int, dict[str, Any]] = {1: {"label": "Made by hand"}}
+        self.links: dict[str, int] = {}  # scenario -> the line item its deep link made
         self.content_items: list[dict[str, Any]] = []
         self.tokens: set[str] = set()
         # A key to sign id_tokens with instead of the published one (a forger's, in a test).
@@ -106,7 +111,7 @@ class Platform:
             claims[LTI + "custom"] = {"scenario": scenario}
             claims[AGS + "claim/endpoint"] = {
                 "scope": [AGS + "scope/lineitem", AGS + "scope/score"],
-                "lineitem": f"{self.url}/lineitems/1",
+                "lineitem": f"{self.url}/lineitems/{self.links.get(scenario, 1)}",
                 "lineitems": f"{self.url}/lineitems",
             }
         header = {"alg": "RS256", "kid": "platform-key", "typ": "JWT"}
@@ -170,14 +175,17 @@ def create_platform(platform: Platform) -> Flask:
         scope = form.get("scope", "")
         return jsonify(access_token=access, token_type="Bearer", expires_in=3600, scope=scope)
 
-    @app.post("/lineitems/1/scores")
-    def scores() -> Any:
+    @app.post("/lineitems/<int:item>/scores")
+    def scores(item: int) -> Any:
+        if item not in platform.lineitems:
+            abort(404)
         bearer = request.headers.get("Authorization", "").removeprefix("Bearer ")
         if bearer not in platform.tokens:
             abort(401)
         if request.mimetype != "application/vnd.ims.lis.v1.score+json":
             abort(415)
         platform.scores.append(json.loads(request.get_data(as_text=True)))
+        platform.scored.append(item)
         return jsonify({})
 
     @app.post("/deep-link-return")
@@ -185,7 +193,12 @@ def create_platform(platform: Platform) -> Flask:
         claims = platform.verify(request.form.get("JWT", ""), platform.url)
         if claims.get(LTI + "message_type") != "LtiDeepLinkingResponse":
             abort(400)
-        platform.content_items.extend(claims.get(DL + "content_items") or [])
+        for content in claims.get(DL + "content_items") or []:
+            platform.content_items.append(content)
+            if isinstance(content.get("lineItem"), dict):
+                item = max(platform.lineitems) + 1
+                platform.lineitems[item] = content["lineItem"]
+                platform.links[str((content.get("custom") or {}).get("scenario"))] = item
         return "<!doctype html><title>Added</title><p id='added'>Added to the course.</p>"
 
     return app

@@ -71,6 +71,12 @@ def test_an_instructor_deep_links_a_scenario_into_the_course(page: Page, lms):
     assert item["url"] == f"{lms['tool_url']}/lti/launch"
     assert item["custom"] == {"scenario": "cache"}
     assert "Caching" in item["title"]
+    assert item["lineItem"] == {
+        "scoreMaximum": 100,
+        "label": item["title"],
+        "resourceId": "cache",
+        "tag": "mcp-lab",
+    }
 
 
 def test_a_student_launch_opens_the_scenario_and_the_gradebook_gets_the_score(page: Page, lms):
@@ -95,3 +101,19 @@ def test_a_launch_signed_with_a_key_the_platform_never_published_is_refused(page
     finally:
         platform.forged_key = None
     assert page.url == f"{lms['tool_url']}/lti/launch"
+
+
+def test_a_deep_linked_lessons_scores_go_to_the_column_its_link_made(page: Page, lms):
+    platform = lms["platform"]
+    page.goto(f"{platform.url}/start/deeplink")
+    page.locator("#pick-pagination").click()
+    expect(page.locator("#added")).to_be_visible()
+    column = platform.links["pagination"]
+    assert column != 1 and platform.lineitems[column]["resourceId"] == "pagination"
+
+    before = len(platform.scores)
+    page.goto(f"{platform.url}/start/resource?scenario=pagination")
+    work_through(page, answers(lms["tool"], "pagination", "2026-07-28", "stdio"), False)
+    expect(page.locator("body")).to_have_attribute("data-lti-score", "sent")
+    assert platform.scored[before:] == [column]
+    assert (platform.scores[-1]["scoreGiven"], platform.scores[-1]["scoreMaximum"]) == (2, 2)

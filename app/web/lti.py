@@ -9,7 +9,8 @@ client assertion. This module only maps a launch to a scenario and a lesson to a
 - POST /lti/launch: a resource-link launch opens the scenario named by the link's custom
   parameter `scenario` (or `?scenario=` in its target link); a deep-linking launch shows the
   scenario picker.
-- POST /lti/deep-link: the instructor's pick, sent back to the platform as an LtiResourceLink.
+- POST /lti/deep-link: the instructor's pick, sent back to the platform as an LtiResourceLink
+  with a line item (out of 100), so the platform makes the link's gradebook column.
 - POST /lti/score: the viewer reports the first answers of a completed lesson; the score is
   recomputed here from the trace (questions right on the first try) and sent to the gradebook.
 - GET /lti/jwks: the tool's public keys, which the platform uses to check our signatures.
@@ -46,6 +47,7 @@ from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.exception import LtiException, OIDCException
 from pylti1p3.grade import Grade
 from pylti1p3.launch_data_storage.cache import CacheDataStorage
+from pylti1p3.lineitem import LineItem
 from pylti1p3.tool_config import ToolConfJsonFile
 
 from app.bounded_json import JsonRefused, read_json
@@ -167,6 +169,15 @@ def deep_link() -> Any:
             .set_url(url_for("lti.launch", _external=True))
             .set_custom_params({"scenario": scenario.id})
             .set_title(scenario.title.get(lang) or scenario.title["en"])
+            # A gradebook column for the link: the platform creates it with the link, and its
+            # launches name it in their AGS claim, which is where /lti/score posts.
+            .set_lineitem(
+                LineItem()
+                .set_score_maximum(100)
+                .set_label(scenario.title.get(lang) or scenario.title["en"])
+                .set_resource_id(scenario.id)
+                .set_tag("mcp-lab")
+            )
         )
         link = message.get_deep_link()
         jwt = link.get_response_jwt([resource])
