@@ -784,13 +784,15 @@ def test_official_read_resource_example_without_ttl_is_reported_as_missing_cache
     ]
 
 
-def test_examples_copied_into_tests_are_identical_to_the_shared_originals() -> None:
-    shared = Path(__file__).resolve().parents[2] / "shared" / "mcp-schema" / MODERN / "examples"
-    if not shared.is_dir():
-        pytest.skip("no ../shared checkout next to this clone")
-    for path in _example_files():
-        original = shared / path.parent.name / path.name
-        assert path.read_bytes() == original.read_bytes(), path
+def test_examples_copied_into_tests_are_the_specifications_bytes() -> None:
+    # sha256 of each original at the pinned spec commit (tests/data/mcp-examples/README.md).
+    sums = dict(
+        reversed(line.split("  ", 1)) for line in (EXAMPLES / "SHA256SUMS").read_text().splitlines()
+    )
+    copies = {f"{p.parent.name}/{p.name}": p for p in _example_files()}
+    assert set(copies) == set(sums)
+    for name, path in copies.items():
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == sums[name], name
 
 
 # --------------------------------------------------------------------------- tool names
