@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 VENDOR := static/vendor
 
-.PHONY: run test lint format golden bench assets inspector browser redis clean
+.PHONY: run test lint format golden bench assets inspector browser redis screenshots clean
 
 $(BIN)/mcp-lab: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -81,6 +81,14 @@ bench: $(BIN)/mcp-lab assets
 	$(BIN)/python bench/viewer.py
 	$(BIN)/python bench/schemas.py
 	$(BIN)/python bench/fanout.py
+
+# The README's pictures, taken from the running lab by Chromium (tools/screenshots.py) into
+# docs/img/, and squeezed by Debian's pngquant: run it again when the interface they show changes.
+screenshots: $(BIN)/mcp-lab assets translations browser
+	@command -v pngquant >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pngquant; \
+	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pngquant; fi; }
+	$(BIN)/python -m tools.screenshots
 
 clean:
 	rm -rf $(VENV) node_modules $(VENDOR) tests/inspector/node_modules
