@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.web.factory import create_app  # noqa: E402
-from app.web.render import open_viewer, step_html  # noqa: E402
+from app.web.pages import step_html  # noqa: E402
+from app.web.render import open_viewer  # noqa: E402
 
 SCENARIO = "pagination"
 STEPS = 500

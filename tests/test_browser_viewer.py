@@ -18,7 +18,6 @@ import pytest
 from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright
 
 from app.web.factory import create_app
-from app.web.render import open_viewer
 
 pytestmark = pytest.mark.browser
 
@@ -487,7 +486,7 @@ OVERFLOWS = """() => {
     svg.style.display = "block";
     svg.querySelectorAll("g.actor, g.badge").forEach((g) => {
       const box = g.querySelector(":scope > rect").getBBox();
-      g.querySelectorAll(":scope > text").forEach((t) => {
+      g.querySelectorAll(":scope > text, :scope > svg > text").forEach((t) => {
         const b = t.getBBox();
         if (b.x < box.x + 2 || b.x + b.width > box.x + box.width - 2)
           out.push(svg.dataset.shape + ": " + t.textContent.trim());
@@ -532,21 +531,22 @@ def crowded_steps() -> list[dict]:
 
 
 def overview_html(steps: list[dict], index: int, lang: str) -> str:
-    from app.web import views
-    from app.web.render import _render
+    """The overview of step `index` of `steps` (a trace made up here), as a first paint draws it."""
+    from flask_babel import force_locale
+
+    from app.web import overview
+    from app.web.draw import Canvas
+    from app.web.pages import env
+    from app.web.scene import Scene
     from tests.conftest import default_engine
 
     app = create_app({"LAB_ENGINE": default_engine()})
-    scenario = app.extensions["lab"].scenario("list-changed-add")
-    v = open_viewer(scenario, {"transport": "stdio"}, lang)
-    with app.test_request_context():
-        return _render(
-            "partials/_overview.html",
-            lang,
-            **views.step_context(steps, index),
-            scenario=scenario,
-            v=v,
-        )
+    lab = app.extensions["lab"]
+    base = ("list-changed-add", "2025-11-25", "stdio", lang)
+    draft = overview.draft(base, steps[index], "stdio", False, "")
+    scene = Scene(*base, 0, 0)
+    with app.test_request_context(), force_locale(lang):
+        return Canvas(lab.cached, env(lab, scene), "page").whole(draft)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh", "ru"])

@@ -302,7 +302,8 @@ def test_every_interface_string_is_translated_into_chinese_and_russian():
 
 
 def test_output_shows_what_the_next_model_request_will_carry(client: FlaskClient, app):
-    from app.web.render import checkpoint_key, open_viewer, step_html
+    from app.web.pages import step_html
+    from app.web.render import checkpoint_key, open_viewer
 
     lab = app.extensions["lab"]
     trace = lab.trace("list-changed-add", "2025-11-25", "stdio")

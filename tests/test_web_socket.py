@@ -17,10 +17,11 @@ from typing import Any
 
 import pytest
 from flask import Flask
+from flask_babel import force_locale
 
 from app.web.channel import Closed
 from app.web.pacer import Pacer
-from app.web.render import open_viewer, step_html
+from app.web.render import open_viewer
 from app.web.session import converse
 from tests import fakelab
 
@@ -104,7 +105,7 @@ def alerts(ws: FakeSocket) -> list[str]:
     return [html.unescape(re.sub(r"<[^>]+>", "", a)).strip() for a in found]
 
 
-def test_next_and_prev_move_the_cursor_and_send_the_step_fragments(ctx: Flask):
+def test_next_and_prev_move_the_cursor_and_send_what_changed(ctx: Flask):
     ws, v, _ = run(
         ctx,
         cmd("goto", step=1),
@@ -115,7 +116,12 @@ def test_next_and_prev_move_the_cursor_and_send_the_step_fragments(ctx: Flask):
     )
     assert steps_seen(ws) == [1, 2, 3, 2]
     assert v.step == 2
-    assert all('id="panel-transport"' in m for m in step_messages(ws))
+    moves = step_messages(ws)
+    # a step forward appends its own log entry; a step back deletes the entries after it
+    appended = r'hx-swap-oob="beforeend:#log">\s*<li class="frame [^"]*" id="frame-3">'
+    assert re.search(appended, moves[2])
+    assert '<li id="frame-3" hx-swap-oob="delete"></li>' in moves[3]
+    assert all('id="panel-transport"' not in m for m in moves[1:])  # never the whole log again
 
 
 def test_malformed_and_unknown_commands_get_a_visible_error_and_the_socket_stays_usable(
@@ -165,7 +171,7 @@ def test_a_checkpoint_asks_its_question_before_the_next_step_is_revealed(ctx: Fl
     assert "it follows nextCursor" not in wrong and 'id="btn-reveal"' in wrong
     # the verdict is said once: "Right." and the reason without its own "Right:"
     assert checkpoint_states(right) == ["answered"]
-    assert "Right.</strong>\n      It follows" in right
+    assert "Right.</strong>\nIt follows" in right
     assert v.step == 2
 
 
@@ -196,16 +202,28 @@ def test_switching_language_version_and_transport_rerenders_everything(ctx: Flas
     assert (v.lang, v.transport, v.version, v.view) == ("zh", "http", "2026-07-28", "output")
     joined = "".join(ws.sent)
     assert "客户端请求第一页。" in joined and "第 1 步，共" in joined
-    assert "POST /mcp HTTP/1.1" in step_messages(ws)[-1]
+    assert "POST /mcp HTTP/1.1" in step_messages(ws)[-1]  # the log is the new trace's
     assert 'data-view="output"' in ws.sent[-2]
     assert alerts(ws)[-1].startswith("⚠ ") and "xx" in alerts(ws)[-1]
 
 
 def test_a_step_is_rendered_once_and_the_same_bytes_serve_every_viewer(ctx: Flask):
+    from app.web.draw import Canvas
+    from app.web.pages import SHARED, env
+    from app.web.render import scene
+    from app.web.scene import drafts
+
     lab = ctx.extensions["lab"]
     first = open_viewer(lab.scenario("pagination"), {"step": "3"}, "ru")
     second = open_viewer(lab.scenario("pagination"), {"step": "3", "view": "output"}, "ru")
-    assert step_html(lab, first) is step_html(lab, second)
+    seen = []
+    for v in (first, second):
+        s = scene(lab, v)
+        found = drafts(lab, s, SHARED)
+        with force_locale("ru"):
+            canvas = Canvas(lab.cached, env(lab, s), "socket")
+            seen.append([canvas.whole(d) for d in found.values()])
+    assert all(a is b for a, b in zip(*seen, strict=True))  # one string, drawn once
 
 
 def test_the_route_hands_the_socket_to_converse_with_the_query_state(app: Flask, monkeypatch):
@@ -269,7 +287,7 @@ def test_a_version_change_renames_http_in_the_menu_and_the_transport_panel(ctx: 
         cmd("version", version="2025-03-26"),
         query={"transport": "http", "version": "2025-11-25"},
     )
-    old, new = ws.replies[0:4], ws.replies[4:8]
+    old, new = ws.replies[0:1], ws.replies[1:2]
     for sent, label, other in (
         (old, "HTTP+SSE", "Streamable HTTP"),
         (new, "Streamable HTTP", "HTTP+SSE"),
@@ -410,7 +428,7 @@ def test_an_answered_checkpoint_stays_answered_in_another_transport_or_version(c
 
 @pytest.mark.parametrize("lab_engine", [None])
 def test_answering_sends_the_output_preview_the_open_question_hid(ctx: Flask):
-    from tests.test_web_pages import next_tools_question, output_panel, shown
+    from tests.test_web_pages import next_tools_question, shown
 
     asked, _ = next_tools_question(ctx)
     tools = [t["name"] for t in asked["state"]["model"]["next"]]
@@ -427,10 +445,12 @@ def test_answering_sends_the_output_preview_the_open_question_hid(ctx: Flask):
     )
     answer = ws.replies[0]
     assert checkpoint_states(answer) == ["answered"]
-    seen = shown(output_panel(answer))
-    assert all(name in seen for name in tools) and f"next request ({len(tools)})" in seen
-    assert "Answer the question" not in seen
-    assert all(name in shown(output_panel(step_messages(ws)[0])) for name in tools)  # in Chinese
+    preview = re.search(r'<div id="out-next">.*?</div>', answer, re.S).group()
+    assert f"next request ({len(tools)})" in shown(preview)
+    assert "Answer the question" not in shown(preview)
+    assert all(name in shown(preview) for name in tools)
+    chinese = re.search(r'<div id="out-next">.*?</div>', step_messages(ws)[0], re.S).group()
+    assert f"（{len(tools)} 个）" in chinese and all(name in chinese for name in tools)
 
 
 def test_play_at_an_open_question_is_refused_and_nothing_moves(ctx: Flask):
@@ -446,8 +466,10 @@ def test_a_deep_link_to_the_end_stops_at_the_opening_question_unless_it_was_answ
     trace = lab.trace("handshake", "2026-07-28", "stdio")
     assert trace[0]["checkpoint"]
     query = {"version": "2026-07-28", "transport": "stdio", "step": str(len(trace))}
+    page = ctx.test_client().get("/scenario/handshake", query_string=query)
+    assert "Answer this question first." in page.get_data(as_text=True)  # the page says it
     ws, v = run_on(ctx, "handshake", cmd("end"), query=query)
-    assert v.step == 0 and alerts(ws) == ["⚠ Answer this question first."] * 2
+    assert v.step == 0 and alerts(ws) == ["⚠ Answer this question first."]  # End says it again
 
     # the browser names the answers it remembers: the same link opens at the end, and play
     # from there starts over (the questions stay answered, so it plays on)
@@ -503,15 +525,17 @@ def test_the_socket_learns_remembered_answers_from_its_url_and_ignores_bad_ones(
 
 
 def test_the_timeline_names_only_the_steps_up_to_the_first_open_question(ctx: Flask):
-    ws, _, _ = run(ctx, cmd("goto", step=1), cmd("answer", choice=1))
-    opening = next(m for m in ws.sent if 'id="timeline"' in m)
-    assert 'id="mark-1" class="mark k-response has-q' in opening
+    page = ctx.test_client().get("/scenario/pagination").get_data(as_text=True)
+    timeline = re.search(r'<nav id="timeline".*?</nav>', page, re.S).group()
+    assert 'id="mark-1" class="mark k-response has-q' in timeline
     assert (
-        'id="mark-2" class="mark unknown"' in opening
-        and "tools/list" not in opening.split('id="mark-2"')[1]
+        'id="mark-2" class="mark unknown"' in timeline
+        and "tools/list" not in timeline.split('id="mark-2"')[1]
     )
-    after = [m for m in ws.replies if 'id="timeline"' in m][-1]
-    assert 'id="mark-2" class="mark k-request' in after
+    ws, _, _ = run(ctx, cmd("goto", step=1), cmd("answer", choice=1))
+    # answering names the next steps: their marks, and only theirs, are sent again
+    assert 'id="mark-2" class="mark k-request' in ws.replies[-1]
+    assert 'id="mark-1"' not in ws.replies[-1] and 'id="timeline"' not in ws.replies[-1]
 
 
 def test_every_command_has_a_handler_in_the_table():

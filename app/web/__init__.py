@@ -23,6 +23,7 @@ htmx = Htmx()
 def init_app(app: Flask) -> None:
     """Bind the extensions and register the blueprints of the web shell."""
     from app.web import (
+        bodies,
         classroom,
         course,
         embed,
@@ -39,7 +40,6 @@ def init_app(app: Flask) -> None:
         socket,
         text,
         viewer,
-        views,
         watch,
     )
     from app.web.lab import Lab
@@ -54,10 +54,10 @@ def init_app(app: Flask) -> None:
     course.init_app(app)
     glossary.init_app(app)
     i18n.init_app(app)
-    app.jinja_env.globals["http_flavour"] = views.http_flavour
-    app.jinja_env.globals["lab_url"] = render.lab_url
+    render.init_app(app)
     app.register_blueprint(library.bp)
     app.register_blueprint(viewer.bp)
+    app.register_blueprint(bodies.bp)
     app.register_blueprint(socket.bp)
     app.register_blueprint(export.bp)
     app.register_blueprint(embed.bp)

@@ -14,7 +14,7 @@ from flask import Blueprint, Response, current_app, make_response, render_templa
 
 from app.web.course import frame_origins
 from app.web.pacer import Pacer
-from app.web.render import page_html
+from app.web.pages import page_html
 from app.web.viewer import _viewer
 
 bp = Blueprint("embed", __name__)

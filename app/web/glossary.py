@@ -27,18 +27,21 @@ def page() -> str:
     return render_template("glossary.html", lang=select_locale(), entries=glossary.entries())
 
 
-def glossed(value: Any, lang: str) -> Markup:
-    """The text escaped like `visible`, with each glossary term linked to its entry once."""
+def glossed(value: Any, lang: str, titled: bool = True) -> Markup:
+    """The text escaped like `visible`, with each glossary term linked to its entry once;
+    `titled=False` leaves the definition out of the link's title (a step's narration lists its
+    terms right under it, and travels with every step)."""
     text = "" if value is None else str(value)
     out, at = [], 0
     for start, end, entry in glossary.find(text, lang):
         href = url_for("glossary.page", lang=lang, _anchor=entry.anchor)
-        out += [
-            visible(text[at:start]),
-            Markup('<a class="term" href="{}" title="{}">{}</a>').format(
-                href, entry.text.get(lang, entry.text["en"]), visible(text[start:end])
-            ),
-        ]
+        label, meaning = visible(text[start:end]), entry.text.get(lang, entry.text["en"])
+        link = (
+            Markup('<a class="term" href="{}" title="{}">{}</a>').format(href, meaning, label)
+            if titled
+            else Markup('<a class="term" href="{}">{}</a>').format(href, label)
+        )
+        out += [visible(text[at:start]), link]
         at = end
     out.append(visible(text[at:]))
     return Markup("").join(out)

@@ -1,11 +1,13 @@
 """One viewer's conversation over its websocket, as plain functions of a socket-like object.
 
 `converse(ws, lab, v)` is the whole life of a connection: it waits for a command (or for the
-pacer's timeout while playing), applies it to the viewer's cursor with `handle`, and sends the
-resulting fragments. `ws` is anything with `send(str)` and `receive(timeout)` (the route's
-app.web.channel.Channel), so tests use a fake socket. Frames are read by the lab's one command
-reader (app.web.commands): bad input (binary, too large, too deep, not JSON, not an object,
-unknown command, bad value) is answered with a readable alert fragment and the loop goes on.
+pacer's timeout while playing), applies it to the viewer's cursor with `handle`, and sends what
+the page now lacks: a handler only changes the viewer's state, and app.web.pages.frame works
+out from the regions' keys which regions and parts changed since the page last showed, as one
+message (none when nothing changed). `ws` is anything with `send(str)` and `receive(timeout)`
+(the route's app.web.channel.Channel), so tests use a fake socket. Frames are read by the lab's
+one command reader (app.web.commands): bad input (binary, too large, too deep, not JSON, not an
+object, unknown command, bad value) is answered with a readable alert and the loop goes on.
 
 Commands are JSON objects: {"command": "next"}, {"command": "goto", "step": i}, ... `goto`
 takes the 0-based index of the step in the trace (the `index` of docs/ARCHITECTURE.md, and
@@ -34,18 +36,10 @@ from app.web.channel import Closed
 from app.web.commands import Refused
 from app.web.lab import Lab, Step
 from app.web.pacer import Pacer
-from app.web.render import (
-    VIEWS,
-    Viewer,
-    checkpoint_key,
-    chosen,
-    chrome_html,
-    feedback_html,
-    first_open,
-    session_html,
-    step_html,
-    timeline_html,
-)
+from app.web.pages import alert_html, drawn, frame
+from app.web.render import VIEWS, Viewer, checkpoint_key, chosen, gate
+
+__all__ = ["COMMANDS", "converse", "gate", "handle", "opening", "same_event", "tick"]
 
 
 class Socket(Protocol):
@@ -54,11 +48,8 @@ class Socket(Protocol):
 
 
 class Stopped(Exception):
-    """A move that stopped short at an open question: the fragments to send, and why."""
-
-    def __init__(self, fragments: list[str]) -> None:
-        super().__init__()
-        self.fragments = fragments
+    """A move that stopped short at an open question: it was made as far as it could go, and
+    the page says why."""
 
 
 def _int(value: Any) -> int:
@@ -108,20 +99,7 @@ def first_question() -> str:
     return str(gettext("Answer this question first."))
 
 
-def gate(lab: Lab, v: Viewer, to: int) -> int:
-    """Where a move from the viewer's step to `to` may go: going back is free; going forward
-    stops at the first question on the way that this viewer has not answered."""
-    if to <= v.step:
-        return to
-    stop = first_open(lab, v, v.step)
-    return to if stop is None or stop >= to else stop
-
-
-def _fragments(lab: Lab, v: Viewer, pacer: Pacer, alert: str = "") -> list[str]:
-    return [step_html(lab, v), timeline_html(lab, v), session_html(v, pacer, alert=alert)]
-
-
-def _move(lab: Lab, v: Viewer, pacer: Pacer, to: int) -> list[str]:
+def _move(lab: Lab, v: Viewer, pacer: Pacer, to: int) -> None:
     """Go to step `to`, or as far toward it as the open questions allow (Stopped says so)."""
     last = len(_trace(lab, v)) - 1
     if not 0 <= to <= last:
@@ -134,77 +112,74 @@ def _move(lab: Lab, v: Viewer, pacer: Pacer, to: int) -> list[str]:
     if pacer.playing and (allowed == last or _blocked(lab, v)):
         pacer.pause()
     if allowed != to:
-        raise Stopped(_fragments(lab, v, pacer, alert=first_question()))
-    return _fragments(lab, v, pacer)
+        raise Stopped(first_question())
 
 
-Handler = Callable[[Lab, Viewer, Pacer, dict[str, Any]], list[str]]
+# A handler carries out one command on the viewer's state; what the page then needs is worked
+# out from that state (app.web.pages.frame), so no handler decides what to send.
+Handler = Callable[[Lab, Viewer, Pacer, dict[str, Any]], None]
 
 
-def _next(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> list[str]:
+def _next(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> None:
     if _blocked(lab, v):
         raise Refused(first_question())
     if v.step == len(_trace(lab, v)) - 1:
         raise Refused(gettext("This is the last step."))
-    return _move(lab, v, pacer, v.step + 1)
+    _move(lab, v, pacer, v.step + 1)
 
 
-def _prev(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> list[str]:
+def _prev(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> None:
     if v.step == 0:
         raise Refused(gettext("This is the first step."))
-    return _move(lab, v, pacer, v.step - 1)
+    _move(lab, v, pacer, v.step - 1)
 
 
-def _goto(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> list[str]:
-    return _move(lab, v, pacer, _int(cmd.get("step")))
+def _goto(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> None:
+    _move(lab, v, pacer, _int(cmd.get("step")))
 
 
-def _end(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> list[str]:
-    return _move(lab, v, pacer, len(_trace(lab, v)) - 1)
+def _end(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> None:
+    _move(lab, v, pacer, len(_trace(lab, v)) - 1)
 
 
-def _reset(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> list[str]:
+def _reset(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> None:
     pacer.pause()
     v.answered.clear()
     v.tried.clear()
     v.furthest = 0
-    return _move(lab, v, pacer, 0)
+    _move(lab, v, pacer, 0)
 
 
-def _play(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> list[str]:
+def _play(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> None:
     again = v.step == len(_trace(lab, v)) - 1
     if again:  # from the end, play starts over
         v.step = 0
     if _blocked(lab, v):
         if again:  # the first step asks a question: show it, and wait for the answer
-            return _fragments(lab, v, pacer)
+            return
         raise Refused(first_question())
     pacer.play()
-    return _fragments(lab, v, pacer)
 
 
-def _pause(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> list[str]:
+def _pause(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> None:
     pacer.pause()
-    return [session_html(v, pacer)]
 
 
-def _speed(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> list[str]:
+def _speed(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> None:
     if not pacer.set_speed(float(cmd.get("speed", ""))):
         raise ValueError(cmd.get("speed"))
-    return [session_html(v, pacer)]
 
 
-def _view(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> list[str]:
+def _view(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> None:
     if cmd.get("view") not in VIEWS:
         raise ValueError(cmd.get("view"))
     v.view = cmd["view"]
-    return [session_html(v, pacer)]
 
 
 def _switch(attr: str, key: str, allowed: Callable[[Viewer], Any]) -> Handler:
     """A handler that switches version, transport or language and stays on the same event."""
 
-    def switch(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> list[str]:
+    def switch(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> None:
         value = cmd.get(key)
         if value not in allowed(v):
             raise ValueError(value)
@@ -212,7 +187,6 @@ def _switch(attr: str, key: str, allowed: Callable[[Viewer], Any]) -> Handler:
         setattr(v, attr, value)
         v.step = same_event(before, v.step, _trace(lab, v))
         v.furthest = same_event(before, min(v.furthest, len(before) - 1), _trace(lab, v))
-        return [*_fragments(lab, v, pacer)[:2], chrome_html(lab, v), session_html(v, pacer)]
 
     return switch
 
@@ -224,38 +198,36 @@ def _checkpoint(lab: Lab, v: Viewer) -> dict[str, Any]:
     return dict(checkpoint)
 
 
-def _close(lab: Lab, v: Viewer, pacer: Pacer, choice: int) -> list[str]:
+def _close(lab: Lab, v: Viewer, choice: int) -> None:
     key = checkpoint_key(_trace(lab, v), v.step)
     assert key is not None
     v.answered[key] = choice
     v.tried.pop(key, None)
-    return [feedback_html(lab, v), timeline_html(lab, v)]
 
 
-def _answer(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> list[str]:
+def _answer(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> None:
     checkpoint = _checkpoint(lab, v)
     choice = _int(cmd.get("choice"))
     if not 0 <= choice < len(checkpoint.get("choices", [])):
         raise ValueError(choice)
     if chosen(lab, v) is not None:  # already answered: the answer stands
-        return [feedback_html(lab, v)]
+        return
     if choice == checkpoint.get("answer"):
-        return _close(lab, v, pacer, choice)
+        _close(lab, v, choice)
+        return
     key = checkpoint_key(_trace(lab, v), v.step)
     assert key is not None
     wrong = v.tried.setdefault(key, [])
     if choice in wrong:
         wrong.remove(choice)
     wrong.append(choice)  # the last one tried is the one whose reason is shown
-    return [feedback_html(lab, v)]
 
 
-def _reveal(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> list[str]:
+def _reveal(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> None:
     """ "Show the answer": the question closes with its right answer, as if picked."""
     checkpoint = _checkpoint(lab, v)
-    if chosen(lab, v) is not None:
-        return [feedback_html(lab, v)]
-    return _close(lab, v, pacer, int(checkpoint.get("answer", 0)))
+    if chosen(lab, v) is None:
+        _close(lab, v, int(checkpoint.get("answer", 0)))
 
 
 # Every command a viewer's socket accepts, by its "command" verb (the public contract of
@@ -278,51 +250,68 @@ COMMANDS: dict[str, Handler] = {
 }
 
 
-def apply(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> list[str]:
-    """Carry out one command; returns the fragments to send. Raises Refused or ValueError."""
+def apply(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> str:
+    """Carry out one command; returns what the page should say about it ("" for nothing).
+    Raises Refused or ValueError."""
     name = cmd.get("command")
     handler = COMMANDS.get(name) if isinstance(name, str) else None
     if handler is None:
         raise commands.unknown(name)
     try:
-        return handler(lab, v, pacer, cmd)
+        handler(lab, v, pacer, cmd)
     except Stopped as stop:
-        return stop.fragments
+        return str(stop)
+    return ""
+
+
+def _say(lab: Lab, v: Viewer, pacer: Pacer, alert: str, again: tuple[str, ...] = ()) -> list[str]:
+    """The message that shows the viewer's state now (none when nothing changed)."""
+    html = frame(lab, v, pacer, alert, again)
+    return [html] if html else []
 
 
 def opening(lab: Lab, v: Viewer, pacer: Pacer) -> list[str]:
     """What a socket sends first: the step its URL asked for, or the first open question on
-    the way there (the browser sent the answers it remembers in the same URL)."""
+    the way there (the browser sent the answers it remembers in the same URL), as a change
+    from what the page drew without them. A socket that resumes after a drop (`resume=1`)
+    cannot know what the page kept, and gets everything."""
     with force_locale(v.lang):
         wanted = min(v.step, len(_trace(lab, v)) - 1)
+        if v.shown is None and not v.resumed:
+            v.shown = drawn(lab, v, wanted)
         v.step = 0
         v.step = gate(lab, v, wanted)
         alert = first_question() if v.step != wanted else ""
-        if not v.answered and not alert:  # the page shows this very state already
-            return [session_html(v, pacer)]
-        return _fragments(lab, v, pacer, alert=alert)
+        return _say(lab, v, pacer, alert)
 
 
 def handle(lab: Lab, v: Viewer, pacer: Pacer, raw: Any, limit: int = 4096) -> list[str]:
-    """Read one websocket message and apply it; any problem becomes an alert fragment."""
+    """Read one websocket message and apply it; any problem becomes an alert on the page."""
+
+    def carry_out(cmd: commands.Command) -> list[tuple[str, tuple[str, ...]]]:
+        said = apply(lab, v, pacer, cmd)
+        again = ("checkpoint",) if cmd["command"] in ("answer", "reveal") else ()
+        return [(said, again)]  # a choice made again is answered again
+
     with force_locale(v.lang):
-        return commands.answer(
-            raw,
-            limit,
-            lambda cmd: apply(lab, v, pacer, cmd),
-            lambda text: session_html(v, pacer, alert=text),
-            current_app.logger,
-        )
+        log = current_app.logger
+        [(said, again)] = commands.answer(raw, limit, carry_out, lambda text: (text, ()), log)
+        try:
+            return _say(lab, v, pacer, said, again)
+        except Exception:  # a region that cannot be drawn: the page keeps what it shows
+            log.exception("drawing failed after %r", raw if isinstance(raw, str) else "?")
+            return [alert_html(v, gettext("The server could not carry out that command."))]
 
 
 def tick(lab: Lab, v: Viewer, pacer: Pacer) -> list[str]:
     """One autoplay step, or a pause at the end or at an unanswered question."""
     last = len(lab.trace(v.sid, v.version, v.transport)) - 1
-    if v.step >= last or _blocked(lab, v):
-        pacer.pause()
-        return [session_html(v, pacer)]
     with force_locale(v.lang):
-        return _move(lab, v, pacer, v.step + 1)
+        if v.step >= last or _blocked(lab, v):
+            pacer.pause()
+        else:
+            _move(lab, v, pacer, v.step + 1)
+        return _say(lab, v, pacer, "")
 
 
 def converse(ws: Socket, lab: Lab, v: Viewer, pacer: Pacer, limit: int = 4096) -> None:

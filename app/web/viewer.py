@@ -14,8 +14,9 @@ from htmx_flask import request as hx_request
 
 from app.web.i18n import select_locale
 from app.web.pacer import Pacer
-from app.web.render import Viewer, open_viewer, page_html, step_html, url_step
-from app.web.session import first_question, gate
+from app.web.pages import page_html, step_html
+from app.web.render import Viewer, gate, open_viewer, url_step
+from app.web.session import first_question
 
 bp = Blueprint("viewer", __name__)
 

@@ -1,55 +1,23 @@
 """What each of the four views shows for a step, computed from the trace as plain data.
 
-`step_context` gathers everything the step's fragments need: the stage geometry (overview), the
-message log up to the step with requests and responses paired, the transport's bare framing and
-HTTP answers, and a schema badge (transport), the client caches with this step's added, changed
-and removed rows, the pages gathered, the collisions and the access filter (transform), and the
-tools array the model receives next plus the agent's console (output). The templates only lay
-these values out.
+The region builders (app.web.panels) read these: the message log up to the step with requests
+and responses paired (transport; each message's schema badge is made once, with the trace, in
+app.web.lab), the client caches with this step's added, changed and removed rows and the pages
+gathered (transform). `step_context` gathers all of a step's view data at once, which is how
+app.web.recorded checks that every step of an uploaded trace can be shown.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
-from app.engine.checks import sends_other_fields
 from app.engine.step import Step
-from app.mcp.schemas import check_message
 from app.mcp.versions import http_flavour
 from app.web import stage
 
-__all__ = ["badge", "caches", "http_flavour", "log", "step_context"]
-
-
-def badge(step: Step) -> dict[str, Any] | None:
-    """{"ok", "version", "errors"} from the schema check, or None when nothing was sent."""
-    message, version = step["message"], step["protocolVersion"]
-    if message is None or not version:
-        return None
-    sender: Literal["client", "server"] = (
-        "server" if step["from"].startswith("server:") else "client"
-    )
-    notes: list[str] = []
-    try:
-        errors = check_message(message, version, sender=sender, request_method=step["method"])
-        if errors and sends_other_fields(step):
-            # A server built for another version: the official schema allows the fields the
-            # lab's closed check reports; they are shown as notes, not as errors.
-            notes = errors
-            errors = check_message(
-                message, version, sender=sender, request_method=step["method"], closed=False
-            )
-            notes = [n for n in notes if n not in errors]
-    except Exception as exc:  # a crash in the checker is shown, not raised
-        errors = [f"{type(exc).__name__}: {exc}"]
-    return {
-        "ok": not errors,
-        "version": version,
-        "errors": [str(e) for e in errors],
-        "notes": notes,
-    }
+__all__ = ["caches", "http_flavour", "log", "step_context"]
 
 
 def log(trace: list[Step], upto: int) -> list[dict[str, Any]]:
@@ -74,8 +42,6 @@ def log(trace: list[Step], upto: int) -> list[dict[str, Any]]:
             request = open_requests.pop(key)
             request["pair"], entry["pair"] = step["index"], request["step"]["index"]
         entries.append(entry)
-    if entries and entries[-1]["step"]["index"] == upto:
-        entries[-1]["badge"] = badge(entries[-1]["step"])
     return entries
 
 

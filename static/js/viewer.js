@@ -1,8 +1,8 @@
 /* The viewer's few needs that HTML cannot express: the websocket's URL follows the page's URL
    (so a reconnect resumes the same step) and carries the answers this browser remembers, the URL
-   follows the state the server sends, the packet's journey across the stage, the keyboard
-   (shortcuts, the ARIA tabs pattern, the presenter layout), focus kept across swaps,
-   reconnecting with backoff, and copy-link.
+   follows the state the server sends, the step on show marked in the log and on the timeline,
+   the packet's journey across the stage, the keyboard (shortcuts, the ARIA tabs pattern, the
+   presenter layout), focus kept across swaps, reconnecting with backoff, and copy-link.
    Everything else is htmx: buttons and links carry ws-send, fragments are swapped by id. */
 (function () {
   "use strict";
@@ -83,8 +83,11 @@
     var url = new URL(wsPath, location.href);
     url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
     url.host = location.host;
-    var query = new URLSearchParams(firstSearch !== null ? firstSearch : location.search);
+    var resumed = firstSearch === null;
+    var query = new URLSearchParams(resumed ? location.search : firstSearch);
     firstSearch = null;
+    /* After a drop the server cannot know what this page kept: it sends everything. */
+    if (resumed) query.set("resume", "1");
     var status = $("status");
     if (status) {
       var d = status.dataset;
@@ -111,14 +114,47 @@
         packet.classList.add("landed");
         return;
       }
-      var dx = Number(d.sx) - Number(d.ex);
-      var dy = Number(d.sy) - Number(d.ey);
+      /* it rests where it lands (its transform); the journey starts at data-sx/sy */
+      var at = packet.transform.baseVal.consolidate();
+      var dx = Number(d.sx) - (at ? at.matrix.e : 0);
+      var dy = Number(d.sy) - (at ? at.matrix.f : 0);
       var run = piece.animate(
         [{ transform: "translate(" + dx + "px, " + dy + "px)" }, { transform: "translate(0px, 0px)" }],
         { duration: 900, easing: "cubic-bezier(.45, .05, .35, 1)" }
       );
       run.onfinish = function () { packet.classList.add("landed"); };
     });
+  }
+
+  /* The step on show is marked here, from #status: its entry in the Transport log (current and
+     open) and its mark on the timeline (aria-current, the one mark in the Tab order). The
+     server's messages carry only what changed, so the previous step's entry and mark need not
+     travel again just to lose their mark. A student who closed the current entry keeps it
+     closed: only an entry that becomes current is opened. */
+  function follow(step) {
+    var entry = $("frame-" + step);
+    document.querySelectorAll("#log > .frame.current").forEach(function (was) {
+      if (was === entry) return;
+      was.classList.remove("current");
+      var details = was.querySelector("details");
+      if (details) details.open = false;
+    });
+    if (entry && !entry.classList.contains("current")) {
+      entry.classList.add("current");
+      var details = entry.querySelector("details");
+      if (details) details.open = true;
+    }
+    var mark = $("mark-" + step);
+    document.querySelectorAll('#timeline .mark[aria-current], #timeline .mark[tabindex="0"]')
+      .forEach(function (was) {
+        if (was === mark) return;
+        was.removeAttribute("aria-current");
+        was.setAttribute("tabindex", "-1");
+      });
+    if (mark) {
+      mark.setAttribute("aria-current", "step");
+      mark.setAttribute("tabindex", "0");
+    }
   }
 
   /* Keep the address bar, <html lang>, the title and the language cookie in step. The URL's
@@ -139,8 +175,10 @@
     ["server", "session"].forEach(function (key) { if (own.has(key)) query.set(key, own.get(key)); });
     history.replaceState(null, "", location.pathname + "?" + query.toString());
     document.documentElement.lang = d.lang;
-    document.title = d.title;
+    var heading = $("scenario-title");
+    if (heading && heading.dataset.title) document.title = heading.dataset.title;
     document.cookie = "lang=" + d.lang + "; path=/; max-age=31536000; samesite=lax";
+    follow(d.step);
     remember();
     /* A question that opens takes the focus on its heading, not on a choice: a key meant for
        the player (Space) must not answer it. */

@@ -2,9 +2,10 @@
 (which only moves bytes) and what the frames contain.
 
 `Payloads.step(room, before, follower)` is the text of the frame a follower gets for a room
-event: for the instructor, the regions that changed and the controls; for a student who follows
-the class, the regions that changed and the bar; for a student browsing on their own
-("detached"), a notice of where the class is. The fan-out asks once per kind of follower
+event: for the instructor, the regions and parts that changed (decided from their keys,
+app.web.classroom.render.change) and the controls; for a student who follows the class, the
+regions and parts that changed; for a student browsing on their own ("detached"), a notice of
+where the class is. The fan-out asks once per kind of follower
 (audience, language, attached) and encodes the answer once for all of them.
 """
 
@@ -17,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from app.web.classroom import frames
-from app.web.classroom.render import Cursor, delta, regions
 from app.web.classroom.room import Room
 
 if TYPE_CHECKING:
@@ -59,27 +59,15 @@ class Payloads:
             notice = frames.marker(room.seq, "notice", room.step)
             return notice + live.bar_html(room, f.lang, attached=False)
         mark = frames.marker(room.seq, "delta", room.step)
-        after = live.cursor(room, f.lang, f.audience)
-        was = Cursor(
-            room.scenario,
-            before["version"],
-            before["transport"],
-            before["step"],
-            f.lang,
-            before["phase"],
-            f.audience,
-        )
-        lab = live.lab
-        if f.audience == "instructor":
-            counts = live.poll_counts(room)
-            old = regions(lab, was, counts, before["poll"])
-            new = live.regions(room, after, counts)
-            return mark + delta(old, new) + live.controls_html(room, f.lang)
-        body = self._body(
-            (was, after, before["poll"], _poll_id(room)),
-            lambda: delta(regions(lab, was, None, before["poll"]), live.regions(room, after)),
-        )
-        return mark + body + live.bar_html(room, f.lang, attached=True)
+        if f.audience == "instructor":  # with the poll's counts: never shared
+            body = live.change_html(room, before, f.lang, f.audience)
+            return mark + body + live.controls_html(room, f.lang)
+        # A following student's page already says "Following your instructor": the change is
+        # all it needs, and it is the same for every room at the same place in the same lesson.
+        now = (room.version, room.transport, room.step, room.phase(), live.poll_id(room, room.step))
+        key = (room.scenario, _place(before), now, f.lang)
+        body = self._body(key, lambda: live.change_html(room, before, f.lang, f.audience))
+        return mark + body
 
     def ended(self, room: Room, f: Follower) -> str:
         return self.live.ended_html(room, f.lang)
@@ -93,5 +81,6 @@ class Payloads:
         return body
 
 
-def _poll_id(room: Room) -> int:
-    return room.poll.id if room.poll is not None else 0
+def _place(before: dict[str, Any]) -> tuple[Any, ...]:
+    """Where the room was, as a store event says it."""
+    return tuple(before[k] for k in ("version", "transport", "step", "phase", "poll"))

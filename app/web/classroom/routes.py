@@ -125,6 +125,7 @@ def _page(room: Room, audience: str) -> dict[str, Any]:
         "view": view,
         "scenario": live.lab.scenario(room.scenario),
         "regions": live.regions(room, c, counts),
+        "views": VIEWS,
         "marker": live.full_html(room, f).split("</div>", 1)[0] + "</div>",
         "v": SimpleViewer(room),
     }

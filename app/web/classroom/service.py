@@ -16,16 +16,18 @@ from typing import Any
 
 from flask import Flask, render_template, request, url_for
 from flask_babel import force_locale
+from markupsafe import Markup
 
 from app.engine.step import Checkpoint
 from app.web.classroom import codes, frames
 from app.web.classroom import room as rooms
 from app.web.classroom.backends import open_backends
 from app.web.classroom.fanout import Follower, Relay
-from app.web.classroom.render import Cursor, output_html, poll_html, regions, step_regions
+from app.web.classroom.render import Cursor, change, regions
 from app.web.classroom.room import Room
 from app.web.classroom.store import RoomStore
 from app.web.groups import Groups
+from app.web.draw import Target
 from app.web.lab import Lab
 
 
@@ -114,10 +116,7 @@ class Classroom:
             with self.app.test_request_context("/"):
                 steps = len(self.lab.trace(sid, version, transport))
                 for step in range(steps):
-                    c = Cursor(sid, version, transport, step, lang)
-                    step_regions(self.lab, c)
-                    output_html(self.lab, c)
-                    poll_html(self.lab, c)
+                    regions(self.lab, Cursor(sid, version, transport, step, lang), target="room")
                     time.sleep(0)  # a greenlet under gevent: let the sockets run between steps
         except Exception:  # a render bug shows when the step is sent; never kill the process
             self.app.logger.exception("warming %s %s %s %s failed", sid, version, transport, lang)
@@ -130,9 +129,30 @@ class Classroom:
             room.scenario, room.version, room.transport, at, lang, room.phase(at), audience
         )
 
-    def regions(self, room: Room, c: Cursor, counts: list[int] | None = None) -> dict[str, str]:
-        poll = room.poll.id if room.poll is not None and room.poll.step == c.step else 0
-        return regions(self.lab, c, counts, poll)
+    def poll_id(self, room: Room, step: int) -> int:
+        """The id of the room's poll if it is on `step`, else 0."""
+        return room.poll.id if room.poll is not None and room.poll.step == step else 0
+
+    def regions(
+        self, room: Room, c: Cursor, counts: list[int] | None = None, target: Target = "page"
+    ) -> dict[str, Markup]:
+        return regions(self.lab, c, counts, self.poll_id(room, c.step), target)
+
+    def change_html(self, room: Room, before: dict[str, Any], lang: str, audience: str) -> str:
+        """What a page that showed the room as `before` says (the store's event) needs to show
+        it now: the regions and parts whose keys changed (app.web.classroom.render.change)."""
+        was = Cursor(
+            room.scenario,
+            before["version"],
+            before["transport"],
+            before["step"],
+            lang,
+            before["phase"],
+            audience,
+        )
+        after = (self.cursor(room, lang, audience), self.poll_id(room, room.step))
+        counts = self.poll_counts(room) if audience == "instructor" else None
+        return change(self.lab, (was, before["poll"]), after, counts)
 
     def _render(self, template: str, lang: str, **context: Any) -> str:
         with force_locale(lang):
@@ -179,7 +199,7 @@ class Classroom:
             return mark + self.bar_html(room, f.lang, attached=False)
         counts = self.poll_counts(room) if f.audience == "instructor" else None
         c = self.cursor(room, f.lang, f.audience)
-        body = "".join(self.regions(room, c, counts).values())
+        body = "".join(self.regions(room, c, counts, "room").values())
         if f.audience == "instructor":
             return mark + body + self.controls_html(room, f.lang)
         return mark + body + self.bar_html(room, f.lang, attached=True)
@@ -202,7 +222,7 @@ class Classroom:
     def local_html(self, room: Room, f: Follower) -> str:
         """A detached student's own step, with the bar saying where the class is."""
         c = self.cursor(room, f.lang, "student", f.step)
-        body = "".join(self.regions(room, c).values())
+        body = "".join(self.regions(room, c, target="room").values())
         return frames.marker(None, "local") + body + self.bar_html(room, f.lang, attached=False)
 
     def public_url(self, endpoint: str, **values: Any) -> str:
@@ -228,7 +248,3 @@ class Classroom:
 
             title = gettext("QR code: join room %(code)s", code=room.code)
         return codes.qr_svg(self.join_url(room), title)
-
-    def vote_poll(self, room: Room, lang: str) -> str:
-        poll = room.poll.id if room.poll is not None else 0
-        return poll_html(self.lab, self.cursor(room, lang, "student"), None, poll)

@@ -1,38 +1,41 @@
 """The watch page's rendering: the viewer's Lab over a watched session, and the page's regions.
 
-`WatchLab` is the viewer's `Lab` whose trace is the session so far; its fragments are cached by
-how long the trace was, since a step's counter and timeline change as the session grows. The
-page's own regions (its header, the sessions list, the whole lab for a session that appeared
-after the page was drawn) are rendered here, so the routes and the socket share them.
+`WatchLab` is the viewer's `Lab` whose trace is the session so far. Its regions are the
+viewer's (app.web.pages): keys come from the steps' data, so a part drawn for step 3 stays right
+as the session grows, while a scene's drafts (whose counter and timeline depend on the trace's
+length) are kept per length. Each step is checked once (its schema badge), the first time the
+page needs it after it arrived. The page's own regions (its header, the sessions list, the
+whole lab for a session that appeared after the page was drawn) are rendered here, so the
+routes and the socket share them.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from flask import render_template
 from flask_babel import force_locale, gettext
 
 from app.engine.step import Step
-from app.web.lab import Lab
+from app.web.lab import Checked, Lab, check
 from app.web.pacer import Pacer
-from app.web.render import Viewer, open_viewer, page_html
+from app.web.pages import page_html
+from app.web.render import Viewer, open_viewer
 from app.web.watch.feed import Feed, WatchedSession
 
-KEPT_FRAGMENTS = 64  # rendered fragments one page keeps (a live trace grows, so few repeat)
+T = TypeVar("T")
 
 
 class WatchLab(Lab):
-    """The viewer's Lab over one watched session: its trace is the session's steps so far, and
-    fragments are cached by how long the trace was (a step's counter and timeline change as the
-    session grows), a few only."""
+    """The viewer's Lab over one watched session: its trace is the session's steps so far."""
+
+    kept = 2_000  # markup one page keeps
 
     def __init__(self, config: Mapping[str, Any], feed: Feed) -> None:
         super().__init__(config)
         self.feed = feed
-        self._kept: OrderedDict[Hashable, str] = OrderedDict()
+        self._seen: tuple[str | None, Checked] = (None, check([]))
 
     def scenario(self, sid: str) -> Any | None:
         shown = self.feed.shown
@@ -42,15 +45,23 @@ class WatchLab(Lab):
         shown = self.feed.shown
         return list(shown.steps) if shown is not None else []
 
-    def cached(self, key: Hashable, render: Callable[[], str]) -> str:
+    def checked(self, sid: str, version: str, transport: str) -> Checked:
+        """The session's steps checked, each once: those that arrived since are checked now."""
         shown = self.feed.shown
-        key = (shown.key if shown else None, len(shown.steps) if shown else 0, key)
-        html = self._kept.get(key)
-        if html is None:
-            html = self._kept[key] = render()
-            while len(self._kept) > KEPT_FRAGMENTS:
-                self._kept.popitem(last=False)
-        return html
+        steps = shown.steps if shown is not None else []
+        key = shown.key if shown is not None else None
+        seen_key, seen = self._seen
+        if seen_key != key or len(seen.badges) > len(steps):
+            seen = check([])
+        if len(seen.badges) < len(steps):
+            seen = seen.extend(steps)
+        self._seen = (key, seen)
+        return seen
+
+    def remember(self, key: Hashable, make: Callable[[], T]) -> T:
+        """A scene's drafts, kept per length of the session (its counter and timeline grow)."""
+        shown = self.feed.shown
+        return super().remember((len(shown.steps) if shown else 0, key), make)
 
 
 def viewer(shown: WatchedSession, args: Mapping[str, Any], lang: str) -> Viewer:

@@ -19,7 +19,7 @@ from flask.typing import ResponseReturnValue
 from app.web import recorded, upgrade
 from app.web.i18n import select_locale
 from app.web.pacer import Pacer
-from app.web.render import page_html
+from app.web.pages import page_html
 from app.web.watch.client import Unreachable, ask, served_url
 from app.web.watch.feed import Feed
 from app.web.watch.render import WatchLab, sessions_html, viewer

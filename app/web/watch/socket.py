@@ -26,7 +26,8 @@ from flask_babel import force_locale, gettext
 from app.web import commands, i18n
 from app.web.channel import Channel, Closed
 from app.web.pacer import Pacer
-from app.web.render import Viewer, chrome_html, session_html, step_html, timeline_html
+from app.web.pages import frame
+from app.web.render import Viewer
 from app.web.session import apply, tick
 from app.web.watch.client import Unreachable, ask, served_url
 from app.web.watch.feed import Feed
@@ -48,7 +49,6 @@ class Watch:
         self.lab = WatchLab(current_app.config, feed)
         self.pacer = Pacer(current_app.config["AUTOPLAY_MS"])
         self.v: Viewer | None = None
-        self.titled: tuple[str, str] | None = None
 
     def poll(self, first: bool = False) -> list[str]:
         """The fragments the page needs after asking the served server (none when nothing
@@ -77,17 +77,11 @@ class Watch:
         if first or self.v is None or had is None:  # a session this page has not drawn yet
             self.key = shown.key
             self.v = viewer(shown, self.args, self.lang)
-            self.titled = (shown.title["en"], shown.default_version)
             return [*out, lab_html(self.lab, self.v, self.pacer)]
-        if (shown.title["en"], shown.default_version) != self.titled:  # the version is known now
-            self.titled = (shown.title["en"], shown.default_version)
-            out.append(chrome_html(self.lab, self.v))
-        if len(shown.steps) > had:
-            if was_last:
-                self.v.step = len(shown.steps) - 1
-                out.append(step_html(self.lab, self.v))
-            out.append(timeline_html(self.lab, self.v))
-        return out
+        if len(shown.steps) > had and was_last:
+            self.v.step = len(shown.steps) - 1
+        # what changed: the new step if followed, the timeline's marks, the title and version
+        return [*out, *self._frame()]
 
     def change(self) -> list[str]:
         """Ask the served server for its next change, and follow the session to show it."""
@@ -106,9 +100,7 @@ class Watch:
         if self.v is not None and self.feed.shown is not None:
             self.v.step = len(self.feed.shown.steps) - 1  # at the newest step: what comes shows
         out = self.poll()
-        if self.v is not None:
-            out.append(session_html(self.v, self.pacer, alert=alert))
-        return out
+        return [*out, *self._frame(alert)]
 
     def command(self, raw: Any) -> list[str]:
         """A command from the page, read by the lab's one reader (app.web.commands): "change"
@@ -123,7 +115,7 @@ class Watch:
         if self.v is None:  # nothing on show yet: only the change makes sense
             raise commands.Refused(gettext("No session is on show yet."))
         with force_locale(self.v.lang):
-            out = apply(self.lab, self.v, self.pacer, cmd)
+            out = self._frame(apply(self.lab, self.v, self.pacer, cmd))
         if self.v.lang != self.lang:
             self.lang = self.v.lang
             out.append(head_html(self.feed, self.feed.shown, self.lang, self.args))
@@ -132,7 +124,14 @@ class Watch:
     def alert(self, text: str) -> str:
         if self.v is None:  # no lab drawn yet: the alert on its own
             return render_template("partials/_alert.html", alert=text)
-        return session_html(self.v, self.pacer, alert=text)
+        return frame(self.lab, self.v, self.pacer, text)
+
+    def _frame(self, alert: str = "") -> list[str]:
+        """What the page lacks of the session on show (app.web.pages.frame), if anything."""
+        if self.v is None:
+            return []
+        html = frame(self.lab, self.v, self.pacer, alert)
+        return [html] if html else []
 
     def converse(self, ws: Any) -> None:
         """Serve the page until it closes: commands as they come, a poll every POLL_S, and the
