@@ -50,6 +50,19 @@ def _figures(state: Mapping[str, Any], box: Mapping[str, Any]) -> dict[str, Any]
     return {}
 
 
+def _fits(box: Mapping[str, Any], shape: str, watched: bool) -> dict[str, Any]:
+    """How a box's lines are set: the room for text, font sizes, and whether it is unseen."""
+    tall, slim = shape == "tall", box["w"] < 200
+    return {
+        "tall": tall,
+        "room": box["w"] - 28,
+        "slim": slim,
+        "name_size": 17 if tall else 21,
+        "sub_size": 13 if slim else (14 if tall else 17),
+        "unseen": watched and box["role"] in ("host", "model"),
+    }
+
+
 def _label(step: Step) -> str | None:
     """The packet's text: method (or the transport's channel), "↩" for answers, "#id"."""
     kind = step.get("kind")
@@ -125,7 +138,13 @@ def draft(base: Hashable, step: Step, transport: str, watched: bool, client_labe
                 sketch.part(f"ov-t-w{n}", "partials/stage/_wire.html", e=e, name=name, busy=busy)
         for n, box in enumerate(g["boxes"].values()):
             pid = f"ov-{t[0]}-a{n}"
-            look = {"b": box, "shape": t, "watched": watched, "client_label": client_label}
+            look = {
+                "b": box,
+                "shape": t,
+                "fits": _fits(box, t, watched),
+                "watched": watched,
+                "client_label": client_label,
+            }
             sketch.part(pid, "partials/stage/_actor.html", n=n, **look)
             figures = _figures(state, box)
             sketch.part(f"{pid}-f", "partials/stage/_figures.html", parent=pid, **look, **figures)

@@ -282,7 +282,8 @@ def opening(lab: Lab, v: Viewer, pacer: Pacer) -> list[str]:
         v.step = 0
         v.step = gate(lab, v, wanted)
         alert = first_question() if v.step != wanted else ""
-        return _say(lab, v, pacer, alert)
+        # at least the alert line, so the page (or a script) hears the socket is serving
+        return _say(lab, v, pacer, alert, again=("alert",))
 
 
 def handle(lab: Lab, v: Viewer, pacer: Pacer, raw: Any, limit: int = 4096) -> list[str]:

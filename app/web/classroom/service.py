@@ -26,8 +26,8 @@ from app.web.classroom.fanout import Follower, Relay
 from app.web.classroom.render import Cursor, change, regions
 from app.web.classroom.room import Room
 from app.web.classroom.store import RoomStore
-from app.web.groups import Groups
 from app.web.draw import Target
+from app.web.groups import Groups
 from app.web.lab import Lab
 
 
