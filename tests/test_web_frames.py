@@ -104,11 +104,16 @@ def test_rendering_and_sending_never_validate_a_message(app: Flask, client, monk
 
 @pytest.mark.parametrize("lang", ["en", "zh", "ru"])
 def test_a_rooms_regions_are_the_viewers_own_drafts(app: Flask, lang: str):
-    """A room's step and a viewer's at the same step, question open, share their markup."""
+    """A room's step and a viewer's at the same step share their regions, but for the poll in
+    place of the question and the stepper's and timeline's buttons (a room's page has no
+    address per step, and no End button: End must never send "end", which ends a room)."""
     lab = app.extensions["lab"]
-    with app.test_request_context("/"):
+    with app.test_request_context("/"), force_locale(lang):
         room = scene(lab, Cursor("pagination", "2025-11-25", "stdio", 2, lang))
         viewer = Scene("pagination", "2025-11-25", "stdio", lang, 2, 2)
-        shared = [rid for rid in ROOM if rid != "checkpoint"]
-        ours, theirs = drafts(lab, room, shared), drafts(lab, viewer, shared)
-        assert all(ours[rid].region == theirs[rid].region for rid in shared)
+        ours, theirs = drafts(lab, room, ROOM), drafts(lab, viewer, ROOM)
+        differ = {rid for rid in ROOM if ours[rid].region != theirs[rid].region}
+        assert differ == {"checkpoint", "stepper", "timeline"}
+        stepper = Canvas(lab.cached, env(lab, room), "room").whole(ours["stepper"])
+        assert 'id="btn-next"' in stepper and 'id="btn-end"' not in stepper
+        assert "href=" not in stepper

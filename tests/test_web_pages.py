@@ -106,7 +106,7 @@ def test_step_n_in_a_url_is_the_nth_step_as_displayed_and_every_link_says_so(
     marks = re.findall(r'<a id="mark-(\d+)"[^>]*href="[^"]*[?&]step=(\d+)', html)
     assert marks and all(int(step) == int(i) + 1 for i, step in marks)
     # the timeline's label, the log's "step N" and the URL all count from 1
-    assert re.search(r'id="mark-3"[^>]*title="4 ', html)
+    assert re.search(r'id="mark-3"[^>]*title="Step 4: ', html)
     assert 'id="frame-3"' in html and "step 4" in text(html.split('id="frame-3"')[1])
     for step, label in myth_links(lesson(html)):
         assert label == f"See step {step} →"

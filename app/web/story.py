@@ -3,7 +3,8 @@
 Each builder turns a scene into a Draft (app.web.draw) whose inputs are exactly what its
 template prints besides the scene's base. The stepper's Previous and Next links and each
 timeline mark are parts, so a step sends two links and the marks whose kind became known,
-not the whole strip. Which mark is the step on show is drawn on a first paint and followed by
+not the whole strip; a room's stepper is buttons (its page has no address per step), which a
+step does not change. Which mark is the step on show is drawn on a first paint and followed by
 the page's script after that (#status says the step), so it is not part of a mark's key.
 """
 
@@ -95,6 +96,9 @@ def summary(ctx: Ctx) -> Draft:
 @region("stepper")
 def stepper(ctx: Ctx) -> Draft:
     index, last = ctx.index, len(ctx.trace) - 1
+    if ctx.scene.poll is not None:  # a room: buttons, the same at every step but the ends
+        ends = {"first": index == 0, "last": index == last}
+        return Sketch("stepper", "classroom/_stepper.html", ctx.base, **ends).done()
     sketch = Sketch("stepper", "partials/_stepper.html", ctx.base)
     sketch.part("btn-prev", "partials/_stepper_button.html", which="prev", to=index or None)
     ahead = index + (1 if ctx.open_question else 2)  # from 1: an open question links to itself
@@ -110,6 +114,7 @@ def stepper(ctx: Ctx) -> Draft:
 @region("timeline")
 def timeline(ctx: Ctx) -> Draft:
     sketch = Sketch("timeline", "partials/_timeline.html", ctx.base, total=len(ctx.trace))
+    room = ctx.scene.poll is not None
     for i, step in enumerate(ctx.trace):
         known = i <= ctx.scene.reach
         sketch.part(
@@ -121,5 +126,6 @@ def timeline(ctx: Ctx) -> Draft:
             kind=step.get("kind") if known else None,
             method=step.get("method") if known else None,
             asks=known and bool(step.get("checkpoint")),
+            room=room,
         )
     return sketch.done()
