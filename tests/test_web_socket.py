@@ -542,3 +542,17 @@ def test_every_command_has_a_handler_in_the_table():
     assert set(COMMANDS) >= {"next", "prev", "goto", "end", "play", "pause", "speed", "reset"}
     assert set(COMMANDS) >= {"version", "transport", "language", "view", "answer", "reveal"}
     assert all(callable(handler) for handler in COMMANDS.values())
+
+
+def test_a_socket_that_resumes_after_a_drop_gets_every_region_and_a_first_one_only_changes(
+    ctx: Flask,
+):
+    """A first socket knows what GET drew (the same URL, without the answers the browser
+    keeps) and sends only what differs; one that resumes (`resume=1`, viewer.js after a drop)
+    cannot know what the page kept, and sends every region."""
+    first, _, _ = run(ctx, query={"step": "1"})
+    assert 'id="panel-overview"' not in "".join(first.sent)  # the page already shows step 1
+    resumed, _, _ = run(ctx, query={"step": "1", "resume": "1"})
+    sent = "".join(resumed.sent)
+    for region in ("status", "timeline", "panel-overview", "panel-transport", "lesson", "tabs"):
+        assert f'id="{region}"' in sent, region
