@@ -26,9 +26,10 @@ from app.web.draw import digest
 
 __all__ = ["Checked", "Engine", "Lab", "Step", "check"]
 
-# Markup kept per process: parts are small and repeat across steps and sockets; the bound only
-# keeps a server that meets every scenario, version and language from growing without end.
-KEPT = 60_000
+# Markup kept per process, in characters: parts are small and repeat across steps and sockets,
+# and a first paint's whole regions are larger; the bound only keeps a server that meets every
+# scenario, version and language from growing without end (a few tens of megabytes).
+KEPT = 24_000_000
 KEPT_SCENES = 512  # scenes whose region keys are kept (app.web.scene): each is a few kilobytes
 
 T = TypeVar("T")
@@ -93,7 +94,7 @@ REAL_ENGINE: Engine = _RealEngine()
 class Lab:
     """Library, traces and fragment cache shared by all requests and sockets of one app."""
 
-    kept = KEPT  # markup strings kept
+    kept = KEPT  # characters of markup kept
 
     def __init__(self, config: Mapping[str, Any]) -> None:
         self.config = config
@@ -102,6 +103,7 @@ class Lab:
         self._traces: dict[tuple[str, str, str], list[Step]] = {}
         self._checked: dict[Hashable, Checked] = {}
         self._fragments: OrderedDict[Hashable, str] = OrderedDict()
+        self._size = 0  # characters in _fragments
         self._scenes: OrderedDict[Hashable, Any] = OrderedDict()
         # Recorded sessions (app.web.recorded) shown like scenarios, by id; uploads beyond
         # `keep` are dropped oldest first, files named at start (`pinned`) never.
@@ -167,9 +169,11 @@ class Lab:
         if html is None:
             html = render()
             with self._lock:
-                self._fragments[key] = html
-                while len(self._fragments) > self.kept:
-                    self._fragments.popitem(last=False)
+                if key not in self._fragments:
+                    self._fragments[key] = html
+                    self._size += len(html)
+                while self._size > self.kept and self._fragments:
+                    self._size -= len(self._fragments.popitem(last=False)[1])
         return html
 
     def remember(self, key: Hashable, make: Callable[[], T]) -> T:
@@ -190,4 +194,5 @@ class Lab:
             self._traces.clear()
             self._checked.clear()
             self._fragments.clear()
+            self._size = 0
             self._scenes.clear()

@@ -30,7 +30,7 @@ T = TypeVar("T")
 class WatchLab(Lab):
     """The viewer's Lab over one watched session: its trace is the session's steps so far."""
 
-    kept = 2_000  # markup one page keeps
+    kept = 2_000_000  # characters of markup one page keeps
 
     def __init__(self, config: Mapping[str, Any], feed: Feed) -> None:
         super().__init__(config)
