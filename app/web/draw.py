@@ -86,6 +86,14 @@ class Draft:
     # Where new items go: the tag that wraps them and the list they are appended to.
     items: tuple[str, str] = ("", "")
     cached: bool = True  # False for a region only one connection shows (a poll's counts)
+    by_id: dict[str, Part] = field(init=False, repr=False)
+    children: dict[str, list[Part]] = field(init=False, repr=False)  # "" holds the top level
+
+    def __post_init__(self) -> None:
+        self.by_id = {p.id: p for p in self.region.parts}
+        self.children = {}
+        for p in self.region.parts:
+            self.children.setdefault(p.parent, []).append(p)
 
 
 class Sketch:
@@ -141,19 +149,14 @@ class Canvas:
 
     def markup_key(self, draft: Draft, part: Part) -> Hashable:
         """The cache key of a part's markup: its key, the target, and its children's."""
-        details = tuple(
-            self.markup_key(draft, p) for p in draft.region.parts if p.parent == part.id
-        )
+        details = tuple(self.markup_key(draft, p) for p in draft.children.get(part.id, ()))
         return ("part", part.key, self.target, self._current(draft.pieces[part.id]), details)
 
     def part(self, draft: Draft, pid: str) -> str:
-        part = next(p for p in draft.region.parts if p.id == pid)
-        piece = draft.pieces[pid]
+        part, piece = draft.by_id[pid], draft.pieces[pid]
 
         def render() -> str:
-            details = {
-                p.id: Markup(self.part(draft, p.id)) for p in draft.region.parts if p.parent == pid
-            }
+            details = {p.id: Markup(self.part(draft, p.id)) for p in draft.children.get(pid, ())}
             context = {
                 **self.env,
                 **piece.more,
@@ -176,16 +179,16 @@ class Canvas:
         return self.cache(self.markup_key(draft, part), maybe_lazy)
 
     def whole(self, draft: Draft) -> str:
+        top = draft.children.get("", [])
+
         def render() -> str:
-            parts = {
-                p.id: Markup(self.part(draft, p.id)) for p in draft.region.parts if not p.parent
-            }
+            parts = {p.id: Markup(self.part(draft, p.id)) for p in top}
             context = {**self.env, **draft.inputs, "target": self.target, "parts": parts}
             return _render(draft.template, context)
 
         if not draft.cached:
             return render()
-        keys = tuple(self.markup_key(draft, p) for p in draft.region.parts if not p.parent)
+        keys = tuple(self.markup_key(draft, p) for p in top)
         return self.cache(("whole", draft.region.key, self.target, keys), render)
 
     def message(self, ops: Iterable[Op], drafts: Mapping[str, Draft]) -> str:
