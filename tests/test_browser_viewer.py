@@ -561,3 +561,29 @@ def test_every_line_of_the_overview_fits_inside_its_box(open_page, live_server, 
         page.set_content(f'{css}<div class="lab">{overview_html(steps, i, lang)}</div>')
         assert page.evaluate(OVERFLOWS) == [], steps[i]["state"]["clients"]
     page.locator("#panel-overview").screenshot(path=str(ARTIFACTS / f"overview-crowded-{lang}.png"))
+
+
+def test_a_step_swaps_the_stages_moving_parts_and_keeps_the_picture(open_page):
+    """Over the socket a step changes the stage part by part: the pictures stay the very same
+    nodes, and the parts that came (nested <svg>s, which htmx parses as SVG) are drawn."""
+    page = open_page("/scenario/pagination?step=1&lang=en")
+    connected(page)
+    page.evaluate(
+        "() => document.querySelectorAll('svg.stage').forEach(s => { s.dataset.kept = 'yes'; })"
+    )
+    page.keyboard.press("ArrowRight")
+    at_step(page, 1)
+    expect(page.locator("svg.stage.wide .packet")).to_have_class(re.compile(r"\blanded\b"))
+    drawn = page.evaluate(
+        """() => {
+          const m = document.getElementById('ov-w-m');
+          const shape = m.querySelector('.packet .shape');
+          return {
+            kept: [...document.querySelectorAll('svg.stage')].every(s => s.dataset.kept === 'yes'),
+            svg: m.namespaceURI === 'http://www.w3.org/2000/svg',
+            width: shape.getBBox().width,
+          };
+        }"""
+    )
+    assert drawn == {"kept": True, "svg": True, "width": drawn["width"]} and drawn["width"] > 0
+    assert page.errors == []
