@@ -3,8 +3,8 @@
 GET /scenario/<id>?step=N&view=&version=&transport=&lang= renders the whole viewer in exactly
 that state (a deep link); N is the Nth step as displayed, counted from 1 like "Step N of M" (see
 `render.url_step`). The page then opens its websocket with the same query. The same URL
-asked by htmx (HX-Request), or /scenario/<id>/step, answers with only the step's fragments:
-the bytes a socket would send, which is also how tests check the partials.
+asked by htmx (HX-Request), or /scenario/<id>/step, answers with only the step's regions, whole,
+as a first paint draws them (app.web.pages.step_html), which is also how tests check them.
 """
 
 from __future__ import annotations
