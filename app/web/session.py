@@ -36,7 +36,7 @@ from app.web.channel import Closed
 from app.web.commands import Refused
 from app.web.lab import Lab, Step
 from app.web.pacer import Pacer
-from app.web.pages import alert_html, drawn, frame
+from app.web.pages import OWN, alert_html, drawn, frame
 from app.web.render import VIEWS, Viewer, checkpoint_key, chosen, gate
 
 __all__ = ["COMMANDS", "converse", "gate", "handle", "opening", "same_event", "tick"]
@@ -282,8 +282,18 @@ def opening(lab: Lab, v: Viewer, pacer: Pacer) -> list[str]:
         v.step = 0
         v.step = gate(lab, v, wanted)
         alert = first_question() if v.step != wanted else ""
-        # at least the alert line, so the page (or a script) hears the socket is serving
-        return _say(lab, v, pacer, alert, again=("alert",))
+        # at least this connection's own regions (tabs, player, alert), as it always said
+        # first, so the page (or a script) hears the socket is serving
+        return _say(lab, v, pacer, alert, again=OWN)
+
+
+# What a command says again even when it changed nothing there: a choice made again is answered
+# again, and a move says where the viewer is (a goto to the step on show is still answered).
+AGAIN = {
+    "answer": ("checkpoint",),
+    "reveal": ("checkpoint",),
+    **{move: ("status",) for move in ("next", "prev", "goto", "end", "reset")},
+}
 
 
 def handle(lab: Lab, v: Viewer, pacer: Pacer, raw: Any, limit: int = 4096) -> list[str]:
@@ -291,8 +301,7 @@ def handle(lab: Lab, v: Viewer, pacer: Pacer, raw: Any, limit: int = 4096) -> li
 
     def carry_out(cmd: commands.Command) -> list[tuple[str, tuple[str, ...]]]:
         said = apply(lab, v, pacer, cmd)
-        again = ("checkpoint",) if cmd["command"] in ("answer", "reveal") else ()
-        return [(said, again)]  # a choice made again is answered again
+        return [(said, AGAIN.get(cmd["command"], ()))]
 
     with force_locale(v.lang):
         log = current_app.logger
