@@ -28,7 +28,7 @@ from app.web.channel import Channel, Closed
 from app.web.pacer import Pacer
 from app.web.pages import frame
 from app.web.render import Viewer
-from app.web.session import apply, tick
+from app.web.session import AGAIN, apply, tick
 from app.web.watch.client import Unreachable, ask, served_url
 from app.web.watch.feed import Feed
 from app.web.watch.render import WatchLab, head_html, lab_html, sessions_html, viewer, what_changed
@@ -115,7 +115,8 @@ class Watch:
         if self.v is None:  # nothing on show yet: only the change makes sense
             raise commands.Refused(gettext("No session is on show yet."))
         with force_locale(self.v.lang):
-            out = self._frame(apply(self.lab, self.v, self.pacer, cmd))
+            said = apply(self.lab, self.v, self.pacer, cmd)
+            out = self._frame(said, AGAIN.get(cmd["command"], ()))
         if self.v.lang != self.lang:
             self.lang = self.v.lang
             out.append(head_html(self.feed, self.feed.shown, self.lang, self.args))
@@ -126,11 +127,11 @@ class Watch:
             return render_template("partials/_alert.html", alert=text)
         return frame(self.lab, self.v, self.pacer, text)
 
-    def _frame(self, alert: str = "") -> list[str]:
+    def _frame(self, alert: str = "", again: tuple[str, ...] = ()) -> list[str]:
         """What the page lacks of the session on show (app.web.pages.frame), if anything."""
         if self.v is None:
             return []
-        html = frame(self.lab, self.v, self.pacer, alert)
+        html = frame(self.lab, self.v, self.pacer, alert, again)
         return [html] if html else []
 
     def converse(self, ws: Any) -> None:
