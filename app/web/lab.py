@@ -92,7 +92,7 @@ REAL_ENGINE: Engine = _RealEngine()
 
 
 class Lab:
-    """Library, traces and fragment cache shared by all requests and sockets of one app."""
+    """Library, traces and the markup cache shared by all requests and sockets of one app."""
 
     kept = KEPT  # characters of markup kept
 
@@ -102,8 +102,8 @@ class Lab:
         self._library: Any = None
         self._traces: dict[tuple[str, str, str], list[Step]] = {}
         self._checked: dict[Hashable, Checked] = {}
-        self._fragments: OrderedDict[Hashable, str] = OrderedDict()
-        self._size = 0  # characters in _fragments
+        self._markup: OrderedDict[Hashable, str] = OrderedDict()
+        self._size = 0  # characters in _markup
         self._scenes: OrderedDict[Hashable, Any] = OrderedDict()
         # Recorded sessions (app.web.recorded) shown like scenarios, by id; uploads beyond
         # `keep` are dropped oldest first, files named at start (`pinned`) never.
@@ -165,15 +165,15 @@ class Lab:
 
     def cached(self, key: Hashable, render: Callable[[], str]) -> str:
         """Markup for `key`, drawn on first use only (past the bound, the oldest go first)."""
-        html = self._fragments.get(key)
+        html = self._markup.get(key)
         if html is None:
             html = render()
             with self._lock:
-                if key not in self._fragments:
-                    self._fragments[key] = html
+                if key not in self._markup:
+                    self._markup[key] = html
                     self._size += len(html)
-                while self._size > self.kept and self._fragments:
-                    self._size -= len(self._fragments.popitem(last=False)[1])
+                while self._size > self.kept and self._markup:
+                    self._size -= len(self._markup.popitem(last=False)[1])
         return html
 
     def remember(self, key: Hashable, make: Callable[[], T]) -> T:
@@ -188,11 +188,11 @@ class Lab:
         return value
 
     def clear(self) -> None:
-        """Forget the library, traces and fragments (after scenario files change)."""
+        """Forget the library, traces and markup (after scenario files change)."""
         with self._lock:
             self._library = None
             self._traces.clear()
             self._checked.clear()
-            self._fragments.clear()
+            self._markup.clear()
             self._size = 0
             self._scenes.clear()

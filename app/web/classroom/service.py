@@ -100,7 +100,7 @@ class Classroom:
     def warm(self, room: Room, lang: str) -> None:
         """Render the room's steps in `lang` ahead of the class, in the background.
 
-        The fragment cache is shared by every room on the same scenario, so each step is
+        The markup cache is shared by every room on the same scenario, so each step is
         rendered once per process and language anyway; doing it while the instructor shows
         the join code keeps it off the moment a step goes out to the whole room.
         """
