@@ -73,6 +73,7 @@ class Piece:
     # Where the page can load this part by itself (app.web.bodies): over the socket, a part
     # larger than LAZY bytes travels as a placeholder that loads from there when in sight.
     load: Callable[[], str] | None = None
+    tag: str = "div"  # the placeholder's tag: the part's own (a console line is a span)
 
 
 @dataclass
@@ -114,10 +115,11 @@ class Sketch:
         parent: str = "",
         more: Mapping[str, Any] | None = None,
         load: Callable[[], str] | None = None,
+        tag: str = "div",
         **inputs: Any,
     ) -> None:
         self.parts.append(Part(pid, key_of(template, self.base, pid, inputs), item, parent))
-        self.pieces[pid] = Piece(template, inputs, at, more or {}, load)
+        self.pieces[pid] = Piece(template, inputs, at, more or {}, load, tag)
 
     def done(self, items: tuple[str, str] = ("", ""), cached: bool = True) -> Draft:
         key = digest(self.template, self.base, self.inputs)
@@ -171,7 +173,7 @@ class Canvas:
         def maybe_lazy() -> str:
             html = render()
             if self.target == "room" and piece.load and len(html) > LAZY:
-                return _placeholder(pid, piece.load())
+                return _placeholder(pid, piece.load(), piece.tag)
             return html
 
         if not draft.cached:
@@ -210,11 +212,11 @@ class Canvas:
         return "".join(out)
 
 
-def _placeholder(pid: str, load: str) -> str:
+def _placeholder(pid: str, load: str, tag: str) -> str:
     """A part that loads itself when it comes into sight, in its own place."""
     return (
-        f'<div id="{pid}" class="pending" aria-busy="true" hx-get="{escape(load)}"'
-        ' hx-trigger="intersect once" hx-swap="outerHTML"></div>'
+        f'<{tag} id="{pid}" class="pending" aria-busy="true" hx-get="{escape(load)}"'
+        f' hx-trigger="intersect once" hx-swap="outerHTML"></{tag}>'
     )
 
 

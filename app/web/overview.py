@@ -41,6 +41,8 @@ def _figures(state: Mapping[str, Any], box: Mapping[str, Any]) -> dict[str, Any]
             "valid": bool(cache.get("valid")),
             "ttl": stage.ttl_left(cache, int(state.get("clockMs") or 0)),
         }
+    if role == "authz":
+        return {"tokens": int((state.get("authz") or {}).get("tokens") or 0)}
     if role == "server":
         server = (state.get("servers") or {}).get(actor[7:]) or {}
         return {

@@ -137,12 +137,12 @@ def alert_html(v: Viewer, alert: str) -> str:
         return render_template("partials/_alert.html", lang=v.lang, alert=alert)
 
 
-def whole_part(lab: Lab, v: Viewer, index: int, rid: str, pid: str) -> str | None:
-    """Part `pid` of region `rid` at step `index`, drawn as a first paint draws it (for a page
-    that got it as a placeholder), or None when the region has no such part."""
+def whole_part(lab: Lab, v: Viewer, index: int, rids: Iterable[str], pid: str) -> str | None:
+    """Part `pid` of one of the regions `rids` at step `index`, drawn as a first paint draws
+    it (for a page that got it as a placeholder), or None when none has such a part."""
     s = Scene(v.sid, v.version, v.transport, v.lang, index, index)
-    found = drafts(lab, s, (rid,))
-    if pid not in found[rid].pieces:
-        return None
-    with force_locale(s.lang):
-        return Canvas(lab.cached, env(lab, s), "page").part(found[rid], pid)
+    for draft in drafts(lab, s, rids).values():
+        if pid in draft.pieces:
+            with force_locale(s.lang):
+                return Canvas(lab.cached, env(lab, s), "page").part(draft, pid)
+    return None

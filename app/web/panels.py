@@ -60,8 +60,13 @@ def _transport(ctx: Ctx) -> Draft:
             more={"s": step, "badge": checked.badges[i]},
         )
         if asks:
+            refused = str(step.get("reply") or "").startswith(("HTTP/1.1 401", "HTTP/1.1 403"))
             sketch.part(
-                f"pair-{i}", "partials/_pair.html", parent=f"frame-{i}", answered=entry["pair"]
+                f"pair-{i}",
+                "partials/_pair.html",
+                parent=f"frame-{i}",
+                answered=entry["pair"],
+                refused=refused,
             )
     return sketch.done(items=("ol", "#log"))
 
@@ -86,13 +91,18 @@ CACHE_PARTS = (
 )
 
 
+# What a client may hold besides tools (partials/_offers.html): instructions, resources,
+# templates and prompts, subscriptions, contents read, its access token.
+HOLDS = ("instructions", "lists", "subscribed", "contents", "authorization")
+
+
 def _only(block: Mapping[str, Any], *keys: str) -> dict[str, Any]:
     return {k: block[k] for k in keys}
 
 
 def _load(ctx: Ctx, pid: str) -> Callable[[], str]:
-    """Where the page loads Transform's part `pid` of this step (app.web.bodies.part), made
-    when a placeholder needs it."""
+    """Where the page loads part `pid` of this step's Transform or Output view
+    (app.web.bodies.part), made when a placeholder needs it."""
     s = ctx.scene
     query: dict[str, Any] = {"version": s.version, "transport": s.transport, "lang": s.lang}
     return partial(url_for, "bodies.part", sid=s.sid, index=s.step, pid=pid, **query)
@@ -110,7 +120,13 @@ def _transform(ctx: Ctx) -> Draft:
                 f"served-{n}", "partials/transform/_served.html", served=served, changed=changed
             )
     prev = ctx.trace[index - 1] if index else None
-    for n, block in enumerate(views.caches(step, prev)):
+    blocks = views.caches(step, prev)
+    offers = [
+        {"id": b["id"], "client": {k: b["client"][k] for k in HOLDS if k in b["client"]}}
+        for b in blocks
+        if any(k in b["client"] for k in HOLDS)
+    ]
+    for n, block in enumerate(blocks):
         c, pid = _cache_block(block), f"cache-{n}"
         sketch.part(pid, "partials/transform/_cache.html")
         for part, keys in CACHE_PARTS:
@@ -121,6 +137,7 @@ def _transform(ctx: Ctx) -> Draft:
                 load=_load(ctx, f"{pid}-{part}"),
                 c=_only(c, *keys),
             )
+    sketch.part("offers", "partials/_offers.html", load=_load(ctx, "offers"), caches=offers)
     sketch.part(
         "collisions",
         "partials/transform/_collisions.html",
@@ -161,12 +178,22 @@ def _output(ctx: Ctx) -> Draft:
         count=len(tools),
         requests=model.get("requests") or 0,
         carried=len(model.get("tools") or []),
-        changes=(step.get("changes") or {}).get("model") or {},
         tools=None if locked else tools,
         first=first,
     )
+    sketch.part(
+        "out-changes",
+        "partials/_model_changes.html",
+        parent="out-next",
+        load=_load(ctx, "out-changes"),
+        changes=(step.get("changes") or {}).get("model") or {},
+    )
+    held = {k: model[k] for k in ("instructions", "budget", "search") if k in model}
+    sketch.part("out-context", "partials/_context.html", model=held)
     for n, line in enumerate(console):
-        sketch.part(f"console-{n}", "partials/_line.html", item=True, line=line)
+        pid = f"console-{n}"
+        load = _load(ctx, pid)
+        sketch.part(pid, "partials/_line.html", item=True, load=load, tag="span", line=line)
     return sketch.done(items=("pre", "#console"))
 
 
