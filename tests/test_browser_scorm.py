@@ -24,10 +24,9 @@ from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
-from werkzeug.serving import make_server
 
 from app.web.factory import create_app
-from tests.conftest import default_engine, free_port
+from tests.conftest import default_engine, served_from_a_thread
 from tests.test_browser_embed import answers, work_through
 
 pytestmark = pytest.mark.browser
@@ -66,19 +65,15 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         pytest.skip("scorm-again is not installed (make assets runs npm ci)")
     packages = tmp_path_factory.mktemp("packages")
     lms, lms_url = serve_lms(packages)
-    lab_port = free_port()
-    lab = f"http://127.0.0.1:{lab_port}"
     app = create_app({"LAB_ENGINE": default_engine(), "FRAME_ANCESTORS": lms_url})
-    server = make_server("127.0.0.1", lab_port, app, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    for scorm, folder in EDITIONS.items():  # downloaded as the viewer's link does
-        query = f"scorm={scorm}&version={VERSION}&transport={TRANSPORT}&lang=en"
-        with urllib.request.urlopen(f"{lab}/scenario/{SID}/scorm.zip?{query}") as response:
-            zipfile.ZipFile(io.BytesIO(response.read())).extractall(packages / folder)
-    yield {"lab": lab, "lms": lms_url, "app": app}
-    for s in (server, lms):
-        s.shutdown()
-        s.server_close()
+    with served_from_a_thread(app) as lab:
+        for scorm, folder in EDITIONS.items():  # downloaded as the viewer's link does
+            query = f"scorm={scorm}&version={VERSION}&transport={TRANSPORT}&lang=en"
+            with urllib.request.urlopen(f"{lab}/scenario/{SID}/scorm.zip?{query}") as response:
+                zipfile.ZipFile(io.BytesIO(response.read())).extractall(packages / folder)
+        yield {"lab": lab, "lms": lms_url, "app": app}
+    lms.shutdown()
+    lms.server_close()
 
 
 @pytest.fixture

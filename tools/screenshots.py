@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.web.factory import create_app  # noqa: E402
-from tests.conftest import free_port  # noqa: E402
+from tests.conftest import served_from_a_thread  # noqa: E402
 from tests.test_browser_viewer import ARGS, CHROMIUM  # noqa: E402
 
 OUT = ROOT / "docs" / "img"
@@ -49,18 +49,6 @@ iframe {{ border: 1px solid #ccc; border-radius: 8px; background: #fff; }}
 <p>Before Thursday's seminar, work through this lesson: it reports your progress to this page.</p>
 <iframe src="{lab}/embed/pagination?lang=en&amp;step=3" title="Pagination" width="100%"
   height="900"></iframe></main></body></html>"""
-
-
-@contextmanager
-def served(app: object, port: int) -> Iterator[str]:
-    from werkzeug.serving import make_server
-
-    server = make_server("127.0.0.1", port, app, threaded=True)  # type: ignore[arg-type]
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.shutdown()
 
 
 @contextmanager
@@ -164,20 +152,19 @@ def make(out: Path = OUT) -> list[Path]:
     """Take the three pictures into `out`; their paths."""
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one line per request otherwise
     out.mkdir(parents=True, exist_ok=True)
-    port = free_port()
-    with course_site(f"http://127.0.0.1:{port}") as course:
-        # The join screen would warn that phones cannot open 127.0.0.1: name a public address.
-        config = {"FRAME_ANCESTORS": course, "PUBLIC_URL": "https://lab.example.org"}
-        with served(create_app(config), port) as lab, sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            try:
-                paths = [
-                    lesson(browser, lab, out),
-                    classroom(browser, lab, out),
-                    embed(browser, course, out),
-                ]
-            finally:
-                browser.close()
+    # The join screen would warn that phones cannot open 127.0.0.1: name a public address.
+    app = create_app({"PUBLIC_URL": "https://lab.example.org"})
+    with served_from_a_thread(app) as lab, course_site(lab) as course, sync_playwright() as p:
+        app.config["FRAME_ANCESTORS"] = course  # read on each request: the course may frame it
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            paths = [
+                lesson(browser, lab, out),
+                classroom(browser, lab, out),
+                embed(browser, course, out),
+            ]
+        finally:
+            browser.close()
     squeeze(paths)
     return paths
 
