@@ -47,7 +47,7 @@ redis:
 translations: $(BIN)/mcp-lab
 	$(BIN)/pybabel compile -d app/translations -f
 
-# `make run HOST=0.0.0.0` serves a classroom's devices on the network (see README, Teaching live).
+# `make run HOST=0.0.0.0` serves a classroom's devices on the network (see docs/CLASSROOM.md).
 HOST ?= 127.0.0.1
 PORT ?= 5000
 run: $(BIN)/mcp-lab assets translations

@@ -3,7 +3,7 @@
 A request head gunicorn cannot parse (a malformed line, a URI over 4094 bytes, too many or too
 large headers) never reaches the app: gunicorn answers it itself with a small HTML page (400,
 414, 431, ...), written by `gunicorn.util.write_error` straight to the socket, without the
-headers app.web.security puts on every answer the app gives. The README promises them on every
+headers app.web.security puts on every answer the app gives. docs/SECURITY.md promises them on every
 response, so this worker hands gunicorn's error writer a socket that adds them to the head it
 writes; the page and the status stay gunicorn's. A subclass rather than a patch of gunicorn's
 module, so nothing else in the process changes, and `mcp-lab serve` names it as its worker.
