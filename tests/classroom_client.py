@@ -1,7 +1,8 @@
 """Helpers for live-room tests: start a room over HTTP and talk to its socket like a page.
 
 `start_room(base)` does what the library's "Teach this live" form does (POST /live) and keeps
-the instructor's cookie; `LiveSocket` is a simple-websocket client that reads each message's
+the instructor's cookie; `join(base, code)` opens the student's page and keeps its cookie (the
+identity a vote needs); `LiveSocket` is a simple-websocket client that reads each message's
 marker (seq and mode) the way static/js/classroom.js does.
 """
 
@@ -84,6 +85,14 @@ def start_room(
         cookie = next(c for c in answer.headers.get_all("Set-Cookie") if "mcp-lab-teach-" in c)
         return code, cookie.split(";")[0]
     raise AssertionError("POST /live did not redirect")
+
+
+def join(base: str, code: str) -> str:
+    """The student cookie ("name=value") a browser gets by opening room `code`'s page: the
+    identity a student's socket votes with."""
+    with urllib.request.urlopen(f"{base}/live/{code}", timeout=30) as answer:
+        cookie = next(c for c in answer.headers.get_all("Set-Cookie") if "mcp-lab-student" in c)
+    return cookie.split(";")[0]
 
 
 def _daemon_thread(target: Any) -> threading.Thread:

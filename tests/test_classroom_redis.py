@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from tests.classroom_client import LiveSocket, gevent_server, start_room, stop_server
+from tests.classroom_client import LiveSocket, gevent_server, join, start_room, stop_server
 from tests.conftest import free_port
 
 
@@ -32,7 +32,7 @@ def test_followers_on_two_processes_get_every_step_in_order(two_servers: tuple[s
     a, b = two_servers
     code, cookie = start_room(a)
     teacher = LiveSocket(a, code, cookie)
-    here, there = LiveSocket(a, code), LiveSocket(b, code)
+    here, there = LiveSocket(a, code), LiveSocket(b, code, join(b, code))
     for s in (teacher, here, there):
         assert s.receive()[0] == "full"
     for step in range(1, 8):

@@ -18,7 +18,7 @@ from wsproto.connection import Connection
 from wsproto.events import TextMessage
 
 from app.web.classroom import frames
-from tests.classroom_client import LiveSocket, start_room
+from tests.classroom_client import LiveSocket, join, start_room
 
 
 def create(client: FlaskClient, **form: str):
@@ -157,7 +157,7 @@ def test_a_student_browses_back_and_catches_up(live_server: str):
 def test_a_poll_counts_changeable_answers_and_reveals_to_everyone(live_server: str):
     code, cookie = start_room(live_server, scenario="pagination")
     teacher = LiveSocket(live_server, code, cookie)
-    students = [LiveSocket(live_server, code) for _ in range(3)]
+    students = [LiveSocket(live_server, code, join(live_server, code)) for _ in range(3)]
     for s in (teacher, *students):
         s.receive()
     message = ""

@@ -19,6 +19,10 @@ import segno
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 LENGTH = 6
 _SEPARATORS = re.compile(r"[\s\-_.]+")
+# The cookie that makes a browser one student of the rooms it joins (its value is a random id,
+# registered with a room when its page is opened: only registered ids vote).
+STUDENT_COOKIE = "mcp-lab-student"
+_STUDENT_ID = re.compile(r"[0-9a-f]{16}")
 
 
 def new_code() -> str:
@@ -34,6 +38,18 @@ def normalize(typed: str | None) -> str | None:
     if len(code) != LENGTH or any(c not in ALPHABET for c in code):
         return None
     return code
+
+
+def new_student() -> str:
+    """A fresh student id (64 random bits, hex), the value of the student cookie."""
+    return secrets.token_hex(8)
+
+
+def student_id(value: str | None) -> str | None:
+    """`value` if it has the shape of a student id the lab issues, else None."""
+    if isinstance(value, str) and _STUDENT_ID.fullmatch(value):
+        return value
+    return None
 
 
 def new_token() -> str:

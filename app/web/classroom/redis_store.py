@@ -63,6 +63,10 @@ def _unavailable(method: T) -> T:
     return wrapper  # type: ignore[return-value]
 
 
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
 def _key(code: str) -> str:
     return f"{PREFIX}room:{code}"
 
@@ -128,6 +132,31 @@ class RedisStore:
                     return before, after
                 except redis.WatchError:
                     continue
+
+    @_unavailable
+    def admit(self, code: str, student: str, nick: str | None = None) -> None:
+        key = f"{PREFIX}students:{code}"
+        with self.redis.pipeline() as pipe:
+            if nick is None:
+                pipe.hsetnx(key, student, "")
+            else:
+                pipe.hset(key, student, nick)
+            pipe.expire(key, int(self.idle))
+            pipe.execute()
+
+    @_unavailable
+    def students(self, code: str) -> dict[str, str]:
+        raw = self.redis.hgetall(f"{PREFIX}students:{code}")
+        return {_text(k): _text(v) for k, v in raw.items()}
+
+    @_unavailable
+    def known(self, code: str, student: str) -> bool:
+        return bool(self.redis.hexists(f"{PREFIX}students:{code}", student))
+
+    @_unavailable
+    def voters(self, code: str, poll: int) -> dict[str, int]:
+        raw = self.redis.hgetall(f"{PREFIX}votes:{code}:{poll}")
+        return {_text(k): int(v) for k, v in raw.items()}
 
     @_unavailable
     def vote(self, code: str, poll: int, voter: str, choice: int, choices: int) -> list[int]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
-import secrets
 import time
 from typing import Any
 
@@ -43,7 +42,7 @@ from app.web.classroom.store import StoreUnavailable
 from app.web.render import VIEWS
 
 bp = Blueprint("classroom", __name__)
-STUDENT = "mcp-lab-student"
+STUDENT = codes.STUDENT_COOKIE
 
 
 @bp.errorhandler(StoreUnavailable)
@@ -163,10 +162,11 @@ def student(code: str) -> Any:
     context = _page(room, "student")
     context["bar"] = live.bar_html(room, context["lang"], attached=True)
     response = Response(render_template("classroom/student.html", **context))
-    if not request.cookies.get(STUDENT):
-        response.set_cookie(
-            STUDENT, secrets.token_hex(8), max_age=24 * 3600, httponly=True, samesite="Lax"
-        )
+    student = codes.student_id(request.cookies.get(STUDENT))
+    if student is None:
+        student = codes.new_student()
+        response.set_cookie(STUDENT, student, max_age=24 * 3600, httponly=True, samesite="Lax")
+    live.store.admit(room.code, student)  # this browser is one of the room's students: it votes
     return response
 
 

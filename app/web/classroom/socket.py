@@ -15,7 +15,6 @@ instructor's secret.
 from __future__ import annotations
 
 import contextlib
-import secrets
 import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -71,7 +70,9 @@ class Conversation:
     """The commands of one live socket; `handle` returns the frames to write back. Its state
     (what it shows) lives here and in its channel's tag, for as long as the socket is open."""
 
-    def __init__(self, live: Classroom, ch: Channel, f: Follower, view: str, voter: str) -> None:
+    def __init__(
+        self, live: Classroom, ch: Channel, f: Follower, view: str, voter: str | None
+    ) -> None:
         self.live = live
         self.ch = ch
         self.f = f
@@ -155,6 +156,10 @@ class Conversation:
             choice = _int(cmd.get("choice"))
             if not 0 <= choice < poll.choices:
                 raise ValueError(choice)
+            if self.voter is None:  # one vote per student: a socket without one casts none
+                raise Refused(
+                    gettext("Only students who joined the room vote: open its join link.")
+                )
             self.live.store.vote(room.code, poll.id, self.voter, choice, poll.choices)
             html = self.live._render(
                 "classroom/_voted.html", f.lang, poll_id=poll.id, choice=choice
@@ -248,13 +253,15 @@ def classroom_socket(ch: Channel, code: str) -> None:
     lang = i18n.select_locale()
     asked = request.args.get("view", "")
     audience = "instructor" if is_instructor(room) else "student"
-    voter = request.cookies.get("mcp-lab-student") or secrets.token_hex(8)
+    voter = codes.student_id(request.cookies.get(codes.STUDENT_COOKIE))
+    if voter is not None and (audience != "student" or not live.store.known(room.code, voter)):
+        voter = None  # an id this room never issued (or an instructor's browser) votes nothing
     talk = Conversation(
         live,
         ch,
         Follower(room.code, lang, audience),
         asked if asked in VIEWS else "overview",
-        voter[:64],
+        voter,
     )
     groups = [room_group(room.code)]
     if audience == "instructor":

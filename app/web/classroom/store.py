@@ -65,8 +65,12 @@ class RoomStore(Protocol):
     def create(self, room: Room) -> bool: ...
     def get(self, code: str) -> Room | None: ...
     def change(self, code: str, move: Callable[[Room], Room]) -> tuple[Room, Room]: ...
+    def admit(self, code: str, student: str, nick: str | None = None) -> None: ...
+    def students(self, code: str) -> dict[str, str]: ...
+    def known(self, code: str, student: str) -> bool: ...
     def vote(self, code: str, poll: int, voter: str, choice: int, choices: int) -> list[int]: ...
     def counts(self, code: str, poll: int, choices: int) -> list[int]: ...
+    def voters(self, code: str, poll: int) -> dict[str, int]: ...
     def present(self, code: str, delta: int) -> int: ...
     def close(self) -> None: ...
 
@@ -81,6 +85,7 @@ class MemoryStore:
         self._rooms: dict[str, Room] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._votes: dict[tuple[str, int], dict[str, int]] = {}
+        self._students: dict[str, dict[str, str]] = {}
         self._present: dict[str, int] = {}
         self._lock = threading.Lock()
 
@@ -97,6 +102,7 @@ class MemoryStore:
         self._rooms.pop(code, None)
         self._locks.pop(code, None)
         self._present.pop(code, None)
+        self._students.pop(code, None)
         for key in [k for k in self._votes if k[0] == code]:
             del self._votes[key]
 
@@ -131,6 +137,22 @@ class MemoryStore:
                 self.groups.send(room_group(code), room_event(before, after))
         return before, after
 
+    def admit(self, code: str, student: str, nick: str | None = None) -> None:
+        """Make `student` (a student cookie's id) one of the room's students; `nick`, when
+        given, is the name they chose (None keeps the one they had)."""
+        with self._lock:
+            known = self._students.setdefault(code, {})
+            known[student] = known.get(student, "") if nick is None else nick
+
+    def students(self, code: str) -> dict[str, str]:
+        """The room's students: id → nickname ("" for an anonymous one)."""
+        with self._lock:
+            return dict(self._students.get(code, {}))
+
+    def known(self, code: str, student: str) -> bool:
+        with self._lock:
+            return student in self._students.get(code, {})
+
     def vote(self, code: str, poll: int, voter: str, choice: int, choices: int) -> list[int]:
         with self._lock:
             self._votes.setdefault((code, poll), {})[voter] = choice
@@ -144,6 +166,11 @@ class MemoryStore:
             if 0 <= choice < choices:
                 counts[choice] += 1
         return counts
+
+    def voters(self, code: str, poll: int) -> dict[str, int]:
+        """Who voted in `poll`: student id → choice."""
+        with self._lock:
+            return dict(self._votes.get((code, poll), {}))
 
     def present(self, code: str, delta: int) -> int:
         with self._lock:

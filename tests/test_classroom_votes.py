@@ -1,0 +1,78 @@
+"""One vote per student: only a socket bound to a student of the room (the cookie its page
+gave) votes, so sockets opened without one, or with an id the room never issued, cast nothing,
+and the instructor's counts and the CSV hold the real students' votes only."""
+
+from __future__ import annotations
+
+import re
+import urllib.request
+
+from tests.classroom_client import LiveSocket, join, start_room
+
+
+def _to_question(teacher: LiveSocket, followers: list[LiveSocket]) -> None:
+    for _ in range(40):
+        teacher.send("next")
+        messages = [s.receive()[2] for s in followers]
+        if 'class="checkpoint live-poll" data-state="idle"' in messages[0]:
+            return
+    raise AssertionError("pagination has no question")
+
+
+def _counts(message: str) -> dict[int, int]:
+    return {
+        int(c): int(n) for c, n in re.findall(r'data-choice="(\d)" data-count="(\d+)"', message)
+    }
+
+
+def test_sockets_without_a_student_cookie_cast_no_vote(live_server: str):
+    code, cookie = start_room(live_server)
+    teacher = LiveSocket(live_server, code, cookie)
+    students = [LiveSocket(live_server, code, join(live_server, code)) for _ in range(3)]
+    anonymous = [LiveSocket(live_server, code) for _ in range(5)]
+    forged = [LiveSocket(live_server, code, f"mcp-lab-student={n:016x}") for n in (1, 0xDEADBEEF)]
+    followers = [*students, *anonymous, *forged]
+    for s in (teacher, *followers):
+        assert s.receive()[0] == "full"
+    _to_question(teacher, followers)
+    teacher.send("poll_open")
+    teacher.until('data-state="open"')
+    for s in followers:
+        s.until('data-state="open"')
+    for s in [*anonymous, *forged]:
+        s.send("answer", choice=1)
+        assert "Only students who joined the room vote" in s.until('role="alert"')
+    for s in students:
+        s.send("answer", choice=1)
+        assert "Your answer is in" in s.until("vote-status")
+    counts = _counts(teacher.until('data-choice="1" data-count="3"'))
+    assert sum(counts.values()) == 3
+    teacher.send("poll_close")
+    teacher.until('data-state="closed"')
+    request = urllib.request.Request(
+        f"{live_server}/live/{code}/results.csv", headers={"Cookie": cookie}
+    )
+    rows = urllib.request.urlopen(request, timeout=30).read().decode().splitlines()[1:]
+    assert sum(int(row.split(",")[-2]) for row in rows) == 3
+    for s in (teacher, *followers):
+        s.close()
+
+
+def test_a_student_who_opens_the_page_again_keeps_one_vote(live_server: str):
+    code, cookie = start_room(live_server)
+    teacher = LiveSocket(live_server, code, cookie)
+    ann = join(live_server, code)
+    tabs = [LiveSocket(live_server, code, ann) for _ in range(2)]  # two tabs, one student
+    for s in (teacher, *tabs):
+        s.receive()
+    _to_question(teacher, tabs)
+    teacher.send("poll_open")
+    for s in tabs:
+        s.until('data-state="open"')
+    tabs[0].send("answer", choice=0)
+    tabs[0].until("vote-status")
+    tabs[1].send("answer", choice=1)
+    tabs[1].until("vote-status")
+    assert _counts(teacher.until('data-choice="1" data-count="1"'))[0] == 0
+    for s in (teacher, *tabs):
+        s.close()
