@@ -41,6 +41,7 @@ def init_app(app: Flask) -> None:
         text,
         viewer,
         watch,
+        whatif,
     )
     from app.web.lab import Lab
 
@@ -64,6 +65,7 @@ def init_app(app: Flask) -> None:
     lti.init_app(app)
     scorm.init_app(app)
     app.register_blueprint(recorded.bp)
+    app.register_blueprint(whatif.bp)
     watch.init_app(app)
     recorded.init_app(app)
     classroom.init_app(app)

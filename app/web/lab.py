@@ -123,6 +123,9 @@ class Lab:
         # Recorded sessions (app.web.recorded) shown like scenarios, by id; uploads beyond
         # `keep` are dropped oldest first, files named at start (`pinned`) never.
         self.recorded: dict[str, Any] = {}
+        # What-ifs (app.web.whatif) shown under ids of their own: `get(id)` gives an object
+        # with `steps` and `checked`, or None (its owner keeps them, bounded).
+        self.explored: Any = {}
 
     def _engine(self) -> Engine:
         engine: Engine | None = self.config.get("LAB_ENGINE")
@@ -141,7 +144,8 @@ class Lab:
         return self._library
 
     def scenario(self, sid: str) -> Any | None:
-        return self.recorded.get(sid) or self.library.scenarios.get(sid)
+        found = self.recorded.get(sid) or self.explored.get(sid)
+        return found or self.library.scenarios.get(sid)
 
     def add_recording(self, recording: Any, *, keep: int, pinned: frozenset[str]) -> None:
         checked = check(recording.steps)  # checked once, as it is added
@@ -155,7 +159,7 @@ class Lab:
 
     def trace(self, sid: str, version: str, transport: str) -> list[Step]:
         """The scenario's steps under this version and transport (computed once)."""
-        recorded = self.recorded.get(sid)
+        recorded = self.recorded.get(sid) or self.explored.get(sid)
         if recorded is not None:
             return list(recorded.steps)
         key = (sid, version, transport)
@@ -173,6 +177,10 @@ class Lab:
         """The checks made when this trace was built."""
         if sid in self.recorded:
             return self._checked[("recorded", sid)]
+        explored = self.explored.get(sid)
+        if explored is not None:
+            checked: Checked = explored.checked
+            return checked
         key = (sid, version, transport)
         if key not in self._checked:
             self.trace(sid, version, transport)

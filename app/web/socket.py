@@ -17,13 +17,14 @@ from app.web import i18n, upgrade
 from app.web.pacer import Pacer
 from app.web.render import open_viewer
 from app.web.session import converse
+from app.web.whatif import routes as whatif
 
 bp = Blueprint("socket", __name__)
 
 
 def scenario_socket(ws: Any, sid: str) -> None:
     """Open a viewer in the state of the socket URL's query and serve it until it closes."""
-    lab = current_app.extensions["lab"]
+    lab = whatif.socket_lab(current_app.extensions["lab"], sid, request.args)
     scenario = lab.scenario(sid)
     if scenario is None:
         ws.close(1008, "unknown scenario")

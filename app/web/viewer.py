@@ -10,6 +10,7 @@ as a first paint draws them (app.web.pages.step_html), which is also how tests c
 from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, render_template, request
+from flask.typing import ResponseReturnValue
 from htmx_flask import request as hx_request
 
 from app.web.i18n import select_locale
@@ -17,6 +18,7 @@ from app.web.pacer import Pacer
 from app.web.pages import page_html, step_html
 from app.web.render import Viewer, gate, open_viewer, url_step
 from app.web.session import first_question
+from app.web.whatif import routes as whatif
 
 bp = Blueprint("viewer", __name__)
 
@@ -42,15 +44,17 @@ def _stopped(v: Viewer) -> str:
 
 
 @bp.get("/scenario/<sid>")
-def page(sid: str) -> str | tuple[str, int]:
+def page(sid: str) -> ResponseReturnValue:
     lab = current_app.extensions["lab"]
     if lab.scenario(sid) is None:
         abort(404)
     try:
+        if "whatif" in request.args and not hx_request.htmx:
+            return whatif.viewer_page(sid)  # a what-if of this scenario (app.web.whatif)
         v = _viewer(sid)
         if hx_request.htmx:
             return step_html(lab, v)
-        return page_html(lab, v, Pacer(), alert=_stopped(v))
+        return page_html(lab, v, Pacer(), alert=_stopped(v), whatif_panel=whatif.base_panel(v))
     except Exception as exc:  # a scenario that cannot run says why; the server goes on
         current_app.logger.exception("scenario %s failed", sid)
         return render_template("error.html", lang=select_locale(), code=500, error=exc), 500

@@ -170,9 +170,10 @@
       lang: d.lang,
     });
     if (body.classList.contains("present")) query.set("present", "1");
-    /* The live view's own keys (which served server, which session) stay in its address. */
+    /* The live view's own keys (which served server, which session) and a what-if's value
+       (app.web.whatif) stay in the address, so a copied link and a reload reproduce them. */
     var own = new URLSearchParams(location.search);
-    ["server", "session"].forEach(function (key) { if (own.has(key)) query.set(key, own.get(key)); });
+    ["server", "session", "whatif"].forEach(function (key) { if (own.has(key)) query.set(key, own.get(key)); });
     history.replaceState(null, "", location.pathname + "?" + query.toString());
     document.documentElement.lang = d.lang;
     var heading = $("scenario-title");

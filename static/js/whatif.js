@@ -1,0 +1,125 @@
+/* The "What if?" panel's few needs that HTML cannot express (app.web.whatif): open and close it
+   (its button and the W key), send each form with the step and view on show, apply a changed
+   number or choice at once, say "your change makes a difference here" on the first step that
+   differs (and mark it on the timeline), keep a challenge's best result in this browser, and
+   keep the page's address on the what-if on show (viewer.js keeps `whatif` in it from then on).
+   Every move is an ordinary GET that works without this file. */
+(function () {
+  "use strict";
+  var box = document.getElementById("whatif");
+  if (!box) return;
+  var body = document.body;
+  function $(id) { return document.getElementById(id); }
+
+  /* The address names the what-if on show: a refused move was drawn by /scenario/<id>/whatif,
+     and a link the lab could not read shows the scenario as written. Done before viewer.js
+     rewrites the address at DOMContentLoaded (this file runs after it, before that event). */
+  (function address() {
+    var query = new URLSearchParams(location.search);
+    if (box.dataset.value) query.set("whatif", box.dataset.value);
+    else query.delete("whatif");
+    ["change", "undo", "drop", "server", "value", "ms", "seconds", "name", "to", "tool",
+     "description", "inputSchema", "arguments", "after"].forEach(function (key) {
+      if (box.dataset.page !== location.pathname) query.delete(key);
+    });
+    history.replaceState(history.state, "", box.dataset.page + "?" + query.toString());
+  })();
+
+  var button = $("btn-whatif");
+  var panel = $("whatif-panel");
+  function toggle(open) {
+    if (!button || !panel) return;
+    if (open === undefined) open = panel.hidden;
+    panel.hidden = !open;
+    button.setAttribute("aria-expanded", open ? "true" : "false");
+    if (open) $("whatif-title").focus({ preventScroll: false });
+  }
+  if (button) button.addEventListener("click", function () { toggle(); });
+  document.addEventListener("keydown", function (event) {
+    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+    var t = event.target;
+    if (t.closest && t.closest("input, select, textarea, [contenteditable], dialog[open]")) return;
+    if (event.key !== "w" && event.key !== "W") return;
+    toggle();
+    event.preventDefault();
+  });
+
+  function onShow() {
+    var status = $("status");
+    return status ? Number(status.dataset.step) : null;
+  }
+
+  /* A form carries the step on show (`step` counts from 1, `after` from 0) and the view. */
+  document.addEventListener("submit", function (event) {
+    var form = event.target.closest && event.target.closest(".whatif-form");
+    if (!form) return;
+    var step = onShow();
+    var tabs = $("tabs");
+    form.querySelectorAll("[data-fill]").forEach(function (input) {
+      var fill = input.dataset.fill;
+      if (fill === "step" && step !== null) input.value = String(step + 1);
+      if (fill === "after" && step !== null) input.value = String(step);
+      if (fill === "view" && tabs && tabs.dataset.view) input.value = tabs.dataset.view;
+    });
+    try { sessionStorage.setItem("mcp-lab:whatif-moved", "1"); } catch (e) { /* no storage */ }
+  });
+  /* A number or a yes/no applies as soon as it changes (the Apply button does it without JS). */
+  document.addEventListener("change", function (event) {
+    var input = event.target;
+    if (!input.matches || !input.matches(".whatif-form [data-auto]")) return;
+    if (input.checkValidity && !input.checkValidity()) return;
+    var form = input.form;
+    if (form.requestSubmit) form.requestSubmit(); else form.submit();
+  });
+
+  /* The step on show: "step on show: N" in the interventions, and the first step that differs
+     said and marked (the timeline is redrawn by the socket, so marked again after each). */
+  var first = box.dataset.firstDifference;
+  function follow() {
+    var step = onShow();
+    if (step === null) return;
+    document.querySelectorAll('[data-fill="at"]').forEach(function (el) {
+      el.textContent = String(step + 1);
+    });
+    var here = $("whatif-here");
+    if (here) here.hidden = first === "" || Number(first) !== step;
+    if (first !== "") {
+      var mark = $("mark-" + first);
+      if (mark) mark.classList.add("whatif-first");
+    }
+  }
+  document.addEventListener("DOMContentLoaded", follow);
+  body.addEventListener("htmx:wsAfterMessage", follow);
+
+  /* A challenge's best result stays in this browser, like a lesson's answers. */
+  function storage() {
+    try { return window.localStorage; } catch (e) { return null; }
+  }
+  var challenge = $("whatif-challenge");
+  if (challenge) {
+    var store = storage();
+    var key = "mcp-lab:challenge:" + challenge.dataset.challenge;
+    var kept = null;
+    try { kept = JSON.parse((store && store.getItem(key)) || "null"); } catch (e) { kept = null; }
+    if (!kept || typeof kept !== "object") kept = null;
+    if (challenge.dataset.reached === "true") {
+      var moves = Number(challenge.dataset.moves);
+      if (!kept || !(kept.best <= moves)) kept = { reached: true, best: moves };
+      try { if (store) store.setItem(key, JSON.stringify(kept)); } catch (e) { /* full */ }
+    }
+    var best = $("whatif-best");
+    if (best && kept && kept.reached && Number.isInteger(kept.best)) {
+      best.textContent = best.dataset.text.replace("{n}", String(kept.best));
+      best.hidden = false;
+    }
+  }
+
+  /* After a move, the panel's heading takes the focus: the keyboard stays where it was. */
+  document.addEventListener("DOMContentLoaded", function () {
+    var moved = null;
+    try { moved = sessionStorage.getItem("mcp-lab:whatif-moved"); sessionStorage.removeItem("mcp-lab:whatif-moved"); }
+    catch (e) { moved = null; }
+    var error = $("whatif-error");
+    if (panel && !panel.hidden && (moved || error)) (error || $("whatif-title")).focus({ preventScroll: false });
+  });
+})();
