@@ -28,7 +28,7 @@ from tests.xss import PAYLOADS as XSS
 ROOT = Path(__file__).resolve().parent.parent
 PAGINATION = "/scenario/pagination?version=2025-11-25&transport=stdio&lang=en"
 MOVE = "/scenario/pagination/whatif?version=2025-11-25&transport=stdio&lang=en"
-ERROR = re.compile(r'id="whatif-error" role="alert">([^<]*)<')
+ERROR = re.compile(r'id="whatif-error" role="alert" tabindex="-1">([^<]*)<')
 
 
 @pytest.fixture(scope="module")
@@ -228,3 +228,10 @@ def test_hostile_form_fields_are_refused_or_escaped(client, payload):
         assert answer.status_code == 422, query
         assert payload not in answer.text
         assert ERROR.search(answer.text), query
+
+
+def test_the_lesson_summary_says_the_student_explored(client):
+    location = move(client, "change=pageSize&server=files&value=2")
+    last = client.get(location.replace("step=1", "step=999")).text
+    assert "You explored a what-if of this scenario, with 1 change of your own." in last
+    assert "This was the last scenario of the course." not in last  # the base's next lesson
