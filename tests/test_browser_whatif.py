@@ -10,12 +10,14 @@ from __future__ import annotations
 import re
 import urllib.request
 from collections.abc import Iterator
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from tests.test_browser_security import ACTIVE, CAPTURE
 from tests.test_browser_viewer import at_step, axe_problems, connected, shot
+from tests.xss import PAYLOADS as XSS
 
 pytestmark = pytest.mark.browser
 
@@ -77,7 +79,9 @@ def test_a_smaller_page_size_gives_more_pages_at_the_same_step(open_page):
     assert marks(page) == before + 2  # one more page: a request and its response
     assert count_row(page, "lists") == ["4", "5"]
     expect(page.locator("#whatif-changes li")).to_have_count(1)
-    expect(page.locator("#whatif-changes li").first).to_contain_text("files serves 2 tools per page.")
+    expect(page.locator("#whatif-changes li").first).to_contain_text(
+        "files serves 2 tools per page."
+    )
     # the first step that differs is said when it is on show, and marked on the timeline
     expect(page.locator("#whatif-here")).to_be_hidden()
     page.locator("#whatif-goto-first").click()
@@ -205,3 +209,21 @@ def test_the_panel_on_a_phone_by_keyboard(open_page):
     assert box and box["width"] <= 390
     shot(page, "whatif-phone")
     assert page.errors == []
+
+
+def test_xss_payloads_in_a_whatif_link_stay_text(browser, live_server):
+    """The corpus of tests/xss.py as whatif= values: nothing runs, nothing becomes markup, and
+    the page says the link cannot be read (with the CSP on, as a student has it)."""
+    context = browser.new_context(base_url=live_server)
+    context.add_init_script(CAPTURE)
+    page = context.new_page()
+    try:
+        for payload in XSS[:: len(XSS) // 12]:
+            q = quote(payload, safe="")
+            page.goto(f"/scenario/pagination?lang=en&whatif={q}&step={q}")
+            expect(page.locator("#whatif-error")).to_contain_text("This what-if cannot be read.")
+            assert page.evaluate("window.__fired") == [], payload
+            assert page.evaluate(ACTIVE) == [], payload
+            assert "whatif=" not in page.url  # the address no longer holds it
+    finally:
+        context.close()

@@ -38,7 +38,9 @@ def app() -> Flask:
 
 
 def counts(page: str) -> dict[str, tuple[str, str]]:
-    rows = re.findall(r'data-count="(\w+)"[^>]*>\s*<th[^>]*>[^<]*</th>\s*<td>(\d+)</td><td>(\d+)</td>', page)
+    rows = re.findall(
+        r'data-count="(\w+)"[^>]*>\s*<th[^>]*>[^<]*</th>\s*<td>(\d+)</td><td>(\d+)</td>', page
+    )
     return {name: (before, after) for name, before, after in rows}
 
 
@@ -55,7 +57,9 @@ def value_of(location: str) -> str:
 
 def test_the_viewer_has_the_what_if_button_and_a_page_size_per_server(client):
     page = client.get(PAGINATION).text
-    assert re.search(r'<button[^>]*id="btn-whatif"[^>]*aria-keyshortcuts="W"[^>]*>What if\?</button>', page)
+    assert re.search(
+        r'<button[^>]*id="btn-whatif"[^>]*aria-keyshortcuts="W"[^>]*>What if\?</button>', page
+    )
     assert re.search(r'<label for="ps-1">Page size \(files\)</label>', page)
     assert 'id="ps-1" type="number" name="value" min="1" max="500" value="3"' in page
     assert "/static/js/whatif.js" in page and "/static/css/whatif.css" in page
@@ -65,7 +69,9 @@ def test_a_smaller_page_size_lands_on_the_same_step_with_more_pages_counted(clie
     location = move(client, "step=4&view=transport&change=pageSize&server=files&value=2")
     query = parse_qs(urlsplit(location).query)
     assert query["step"] == ["4"] and query["view"] == ["transport"]
-    assert decode(query["whatif"][0]).changes == ({"change": "pageSize", "server": "files", "value": 2},)
+    assert decode(query["whatif"][0]).changes == (
+        {"change": "pageSize", "server": "files", "value": 2},
+    )
     page = client.get(location)
     assert page.status_code == 200
     text = page.text
@@ -103,7 +109,9 @@ def test_the_socket_of_a_what_if_page_serves_its_trace(app, client):
         ("ru", "write_file"),
     ],
 )
-def test_a_refused_move_says_why_in_the_students_language_and_changes_nothing(client, lang, sentence):
+def test_a_refused_move_says_why_in_the_students_language_and_changes_nothing(
+    client, lang, sentence
+):
     query = "change=renameTool&server=files&name=read_file&to=write_file"
     answer = client.get(f"{MOVE.replace('lang=en', 'lang=' + lang)}&{query}")
     assert answer.status_code == 422
@@ -171,7 +179,9 @@ def test_a_challenge_shows_its_goal_and_moves_and_says_when_it_is_reached(client
 
 
 def test_a_move_a_challenge_does_not_allow_is_refused_with_its_sentence(client):
-    answer = client.get("/scenario/challenge-silent-server/whatif?lang=en&change=pageSize&server=desk&value=1")
+    answer = client.get(
+        "/scenario/challenge-silent-server/whatif?lang=en&change=pageSize&server=desk&value=1"
+    )
     assert answer.status_code == 422
     said = html.unescape(ERROR.search(answer.text).group(1))
     assert said.startswith("Move 1 (pageSize) is not one this challenge allows.")
@@ -197,7 +207,9 @@ HOSTILE = {
 }
 
 
-@pytest.mark.parametrize("value", [*HOSTILE.values(), *XSS], ids=[*HOSTILE, *[f"xss{n}" for n in range(len(XSS))]])
+@pytest.mark.parametrize(
+    "value", [*HOSTILE.values(), *XSS], ids=[*HOSTILE, *[f"xss{n}" for n in range(len(XSS))]]
+)
 def test_a_hostile_whatif_value_gets_a_sentence_and_nothing_of_it_is_echoed(client, value):
     for path in (
         f"/scenario/pagination?whatif={quote(value, safe='')}",

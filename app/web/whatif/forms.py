@@ -111,11 +111,10 @@ def _fields(r: Reader) -> dict[str, Any]:
         return {"seconds": r.number("seconds")}
     if k == "callTool":
         arguments = r.json("arguments", optional=True)
-        return {"tool": r.text("tool")} | ({"arguments": arguments} if arguments is not None else {})
+        return {"tool": r.text("tool")} | (
+            {"arguments": arguments} if arguments is not None else {}
+        )
     return {}  # loseNext: nothing but `after`
-
-
-
 
 
 def read(args: Args, n: int) -> Change:

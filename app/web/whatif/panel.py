@@ -17,6 +17,7 @@ from app.engine import challenge as engine_challenge
 from app.engine.scenario import Scenario
 from app.engine.whatif import INTERVENTIONS, WORLD_CHANGES, WhatIf, describe
 from app.mcp.versions import VERSIONS, Era, era_of
+from app.web.i18n import pick
 from app.web.whatif.state import Explored
 
 DEFAULT_PAGE_SIZE = 50  # docs/SCENARIOS.md: a server's pageSize default
@@ -130,8 +131,8 @@ def challenge_view(scenario: Scenario, attempt: Any, lang: str) -> dict[str, Any
         attempt = engine_challenge.attempt(scenario, engine_challenge.start(scenario))
     return {
         "id": scenario.id,
-        "goal": found.goal[lang],
-        "hint": found.hint[lang] if found.hint else "",
+        "goal": pick(found.goal, lang),
+        "hint": pick(found.hint, lang) if found.hint else "",
         "moves": list(found.moves),
         "max": found.max_moves,
         "used": attempt.moves,
@@ -176,7 +177,7 @@ def panel(
     )
     if shown is not None:
         comparison = shown.run.comparison
-        p.changes = [describe(c)[lang] for c in shown.whatif.changes]
+        p.changes = [pick(describe(c), lang) for c in shown.whatif.changes]
         p.counts = [
             (name, getattr(comparison.base, name), getattr(comparison.whatif, name))
             for name in COUNTS

@@ -19,10 +19,11 @@ from flask import Blueprint, Response, abort, current_app, redirect, request, ur
 from flask.typing import ResponseReturnValue
 from flask_babel import force_locale
 from markupsafe import Markup
+from werkzeug.wrappers.response import Response as Redirect
 
 from app.engine.whatif import WhatIf, WhatIfError, decode, encode
 from app.engine.whatif.save import to_yaml
-from app.web.i18n import select_locale
+from app.web.i18n import pick, select_locale
 from app.web.lab import Lab
 from app.web.pacer import Pacer
 from app.web.pages import page_html
@@ -90,7 +91,7 @@ def viewer_page(sid: str) -> ResponseReturnValue:
             return redirect(url_for("viewer.page", sid=whatif.scenario, whatif=value))
         shown = explore(_lab(), whatif)
     except WhatIfError as exc:
-        return _as_written(base, exc.text[lang]), 400
+        return _as_written(base, pick(exc.text, lang)), 400
     return _explored(shown)
 
 
@@ -118,7 +119,7 @@ def _current(base: Any) -> tuple[WhatIf, Explored | None]:
     return start_of(base, version, transport), None
 
 
-def _landing(sid: str, whatif: WhatIf) -> Response:
+def _landing(sid: str, whatif: WhatIf) -> Redirect:
     """The page of `whatif` at the step the form was sent from (or the scenario as written)."""
     query: dict[str, Any] = {
         "step": url_step(request.args.get("step")) + 1,
@@ -140,7 +141,7 @@ def change(sid: str) -> ResponseReturnValue:
     try:
         whatif, shown = _current(base)
     except WhatIfError as exc:
-        return _as_written(base, exc.text[lang]), 400
+        return _as_written(base, pick(exc.text, lang)), 400
     try:
         if request.args.get("undo"):
             moved = whatif.undo()
@@ -155,7 +156,11 @@ def change(sid: str) -> ResponseReturnValue:
         if moved.changes:
             explore(_lab(), moved)  # refused here, not on landing
     except WhatIfError as exc:
-        page = _explored(shown, exc.text[lang]) if shown else _as_written(base, exc.text[lang])
+        page = (
+            _explored(shown, pick(exc.text, lang))
+            if shown
+            else _as_written(base, pick(exc.text, lang))
+        )
         return page, 422
     return _landing(sid, moved)
 
@@ -167,7 +172,7 @@ def save(sid: str) -> ResponseReturnValue:
     try:
         shown = opened(_lab(), _value())
     except WhatIfError as exc:
-        return Response(exc.text[select_locale()], 400, mimetype="text/plain")
+        return Response(pick(exc.text, select_locale()), 400, mimetype="text/plain")
     name = f"{shown.base.id}-what-if.yaml"
     return Response(
         to_yaml(shown.run),
