@@ -21,6 +21,7 @@ from flask_babel import force_locale
 from markupsafe import Markup
 from werkzeug.wrappers.response import Response as Redirect
 
+from app.engine.scenario import Scenario
 from app.engine.whatif import WhatIf, WhatIfError, decode, encode
 from app.engine.whatif.save import to_yaml
 from app.web.i18n import pick, select_locale
@@ -99,7 +100,7 @@ def base_panel(v: Viewer) -> Markup:
     """The panel of a scenario as written (the viewer's own page mounts it)."""
     lab = _lab()
     base = lab.library.scenarios.get(v.sid)
-    if base is None:  # a recording or a watched session: nothing to change
+    if not isinstance(base, Scenario):  # a recording, a watched session, a stand-in engine's
         return Markup("")
     trace = lab.trace(v.sid, v.version, v.transport)
     p = panel(base, None, v.version, v.transport, v.step, trace, v.lang)
