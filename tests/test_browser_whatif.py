@@ -9,14 +9,19 @@ from __future__ import annotations
 
 import re
 import urllib.request
-from collections.abc import Iterator
 from urllib.parse import quote, urlsplit
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.test_browser_security import ACTIVE, CAPTURE
-from tests.test_browser_viewer import at_step, axe_problems, connected, shot
+from tests.test_browser_viewer import (  # noqa: F401 (fixtures)
+    at_step,
+    axe_problems,
+    connected,
+    open_page,
+    shot,
+)
 from tests.xss import PAYLOADS as XSS
 
 pytestmark = pytest.mark.browser
@@ -33,26 +38,6 @@ def warm(live_server: str) -> None:
         assert answer.status == 200
 
 
-@pytest.fixture
-def open_page(browser: Browser, live_server: str) -> Iterator:
-    contexts = []
-
-    def open_page(path: str, viewport: dict | None = None, **options) -> Page:
-        context = browser.new_context(
-            viewport=viewport or {"width": 1280, "height": 900}, base_url=live_server, **options
-        )
-        contexts.append(context)
-        page = context.new_page()
-        page.errors = []
-        page.on("pageerror", lambda error: page.errors.append(str(error)))
-        page.goto(path)
-        return page
-
-    yield open_page
-    for context in contexts:
-        context.close()
-
-
 def marks(page: Page) -> int:
     return page.locator("#timeline .mark").count()
 
@@ -61,7 +46,7 @@ def count_row(page: Page, name: str) -> list[str]:
     return page.locator(f'#whatif-counts tr[data-count="{name}"] td').all_inner_texts()
 
 
-def test_a_smaller_page_size_gives_more_pages_at_the_same_step(open_page):
+def test_a_smaller_page_size_gives_more_pages_at_the_same_step(open_page):  # noqa: F811
     page = open_page(PAGINATION + "&step=4")
     connected(page)
     at_step(page, 3)
@@ -98,7 +83,7 @@ def test_a_smaller_page_size_gives_more_pages_at_the_same_step(open_page):
     assert page.errors == []
 
 
-def test_a_lost_message_at_the_step_on_show_and_its_undo(open_page):
+def test_a_lost_message_at_the_step_on_show_and_its_undo(open_page):  # noqa: F811
     page = open_page(PAGINATION)
     connected(page)
     base = marks(page)
@@ -125,7 +110,7 @@ def test_a_lost_message_at_the_step_on_show_and_its_undo(open_page):
     assert page.errors == []
 
 
-def test_an_impossible_move_is_refused_in_the_students_language(open_page):
+def test_an_impossible_move_is_refused_in_the_students_language(open_page):  # noqa: F811
     page = open_page(PAGINATION.replace("lang=en", "lang=ru"))
     connected(page)
     at_step(page, 0)  # before the host has started the server
@@ -139,7 +124,7 @@ def test_an_impossible_move_is_refused_in_the_students_language(open_page):
     assert page.errors == []
 
 
-def test_solve_a_challenge_and_fail_one(open_page):
+def test_solve_a_challenge_and_fail_one(open_page):  # noqa: F811
     page = open_page("/scenario/challenge-silent-server?lang=en")
     connected(page)
     expect(page.locator("#whatif-panel")).to_be_visible()  # a challenge opens on its panel
@@ -166,7 +151,7 @@ def test_solve_a_challenge_and_fail_one(open_page):
     assert page.errors == []
 
 
-def test_a_shared_link_opens_the_same_step_in_a_fresh_browser(open_page):
+def test_a_shared_link_opens_the_same_step_in_a_fresh_browser(open_page):  # noqa: F811
     page = open_page(PAGINATION + "&step=6")
     connected(page)
     page.locator("#btn-whatif").click()
@@ -191,7 +176,7 @@ def test_a_shared_link_opens_the_same_step_in_a_fresh_browser(open_page):
     assert other.errors == []
 
 
-def test_the_panel_on_a_phone_by_keyboard(open_page):
+def test_the_panel_on_a_phone_by_keyboard(open_page):  # noqa: F811
     page = open_page(PAGINATION, viewport=PHONE)
     connected(page)
     page.keyboard.press("W")
