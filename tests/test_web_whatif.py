@@ -9,13 +9,15 @@ Chromium.
 from __future__ import annotations
 
 import html
+import json
 import re
 import subprocess
 import sys
 from pathlib import Path
-from urllib.parse import parse_qs, quote, urlsplit
+from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 import pytest
+import yaml
 from flask import Flask
 from flask.testing import FlaskClient
 
@@ -247,3 +249,40 @@ def test_the_lesson_summary_says_the_student_explored(client):
     last = client.get(location.replace("step=1", "step=999")).text
     assert "You explored a what-if of this scenario, with 1 change of your own." in last
     assert "This was the last scenario of the course." not in last  # the base's next lesson
+
+
+def form_of(change: dict) -> str:
+    """The panel's form fields that make `change` (what a student fills in and sends)."""
+    fields: dict[str, str] = {}
+    for key, value in change.items():
+        if key == "tool" and isinstance(value, dict):
+            fields["tool"] = value["name"]
+            if "description" in value:
+                fields["description"] = value["description"]
+            if "inputSchema" in value:
+                fields["inputSchema"] = json.dumps(value["inputSchema"])
+        elif key in ("inputSchema", "arguments"):
+            fields[key] = json.dumps(value)
+        elif isinstance(value, bool):
+            fields[key] = "true" if value else "false"
+        elif isinstance(value, list):
+            fields[key] = ", ".join(map(str, value))
+        else:
+            fields[key] = str(value)
+    return urlencode(fields)
+
+
+CHALLENGES = sorted(p.stem for p in (ROOT / "scenarios").glob("challenge-*.yaml"))
+
+
+@pytest.mark.parametrize("sid", CHALLENGES)
+def test_each_challenges_solution_can_be_played_from_the_panels_forms(client, sid):
+    solution = yaml.safe_load((ROOT / "scenarios" / f"{sid}.yaml").read_text())["challenge"]
+    start = f"/scenario/{sid}/whatif?lang=en"
+    for change in solution["solution"]:
+        location = move(client, form_of(change), start=start)
+        start = f"/scenario/{sid}/whatif?lang=en&whatif={value_of(location)}"
+        assert decode(value_of(location)).changes[-1] == change
+    page = client.get(location).text
+    moves = len(solution["solution"])
+    assert f"Goal reached with {moves} move" in page
