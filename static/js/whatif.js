@@ -75,13 +75,17 @@
   /* The step on show: "step on show: N" in the interventions, and the first step that differs
      said and marked (the timeline is redrawn by the socket, so marked again after each). */
   var first = box.dataset.firstDifference;
+  /* Said where the student reads the step: above its narration (the socket swaps the story's
+     regions by id, never the story itself, so this line stays). */
+  var here = $("whatif-here");
+  var narration = $("narration");
+  if (here && narration && narration.parentNode) narration.parentNode.insertBefore(here, narration);
   function follow() {
     var step = onShow();
     if (step === null) return;
     document.querySelectorAll('[data-fill="at"]').forEach(function (el) {
       el.textContent = String(step + 1);
     });
-    var here = $("whatif-here");
     if (here) here.hidden = first === "" || Number(first) !== step;
     if (first !== "") {
       var mark = $("mark-" + first);
