@@ -83,6 +83,7 @@ def test_a_smaller_page_size_lands_on_the_same_step_with_more_pages_counted(clie
     assert "Your changes make a difference from step 6 on." in text
     assert "files serves 2 tools per page." in text  # the engine's description of the change
     assert "You are exploring a what-if: 1 change." in text
+    assert "Teach this live" not in text  # a room needs a scenario, not a link's what-if
     # the stepper's links keep the what-if
     assert f"whatif={value_of(location)}" in text
 
