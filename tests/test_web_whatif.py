@@ -25,6 +25,7 @@ from app.engine.whatif import decode, encode
 from app.engine.whatif.model import WhatIf
 from app.web.factory import create_app
 from tests.conftest import default_engine
+from tests.test_hostile import PAYLOADS as CORPUS
 from tests.xss import PAYLOADS as XSS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -208,6 +209,11 @@ HOSTILE = {
     "NaN": '1.{"x":NaN}',
     "nul": "1.\x00\x01",
 }
+
+
+# tests/test_hostile.py's corpus, as the text a link would carry (cut at 100,000 characters:
+# no server reads a longer request line, and the codec refuses past 6,000)
+HOSTILE |= {f"corpus: {name}": raw[:100_000].decode("latin-1") for name, raw in CORPUS.items()}
 
 
 @pytest.mark.parametrize(
