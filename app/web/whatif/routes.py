@@ -63,7 +63,7 @@ def _page(lab: Lab, v: Viewer, base: Any, shown: Explored | None, error: str = "
     p = panel(base, shown, v.version, v.transport, v.step, trace, v.lang, error)
     with force_locale(v.lang):
         html = panel_html(p, v.lang)
-    return page_html(lab, v, Pacer(), whatif_panel=Markup(html), whatif_shown=shown)
+    return page_html(lab, v, Pacer(), whatif_panel=Markup(html))
 
 
 def _as_written(base: Any, error: str) -> str:
