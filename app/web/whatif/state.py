@@ -20,6 +20,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, TypeVar
 
 from flask import url_for
@@ -50,7 +51,7 @@ class Explored:
     def __post_init__(self) -> None:
         self.checked = check(self.run.trace)  # once, with the run: never while drawing
 
-    @property
+    @cached_property
     def id(self) -> str:
         digest = hashlib.sha256(self.value.encode("ascii")).hexdigest()[:16]
         return f"{self.base.id}{SEP}{digest}"
