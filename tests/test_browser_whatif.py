@@ -148,6 +148,7 @@ def test_solve_a_challenge_and_fail_one(open_page):  # noqa: F811
     # kept like a lesson's progress: the challenge page says it on the next visit
     page.goto("/scenario/challenge-silent-server?lang=en")
     expect(page.locator("#whatif-best")).to_be_visible()
+    assert axe_problems(page) == []
     assert page.errors == []
 
 
