@@ -25,16 +25,22 @@
     history.replaceState(history.state, "", box.dataset.page + "?" + query.toString());
   })();
 
-  var button = $("btn-whatif");
+  /* The button is the toolbar's (redrawn by the socket on a language, version or transport
+     switch), so it is found again each time and told whether the panel is open. */
   var panel = $("whatif-panel");
-  function toggle(open) {
-    if (!button || !panel) return;
-    if (open === undefined) open = panel.hidden;
-    panel.hidden = !open;
-    button.setAttribute("aria-expanded", open ? "true" : "false");
-    if (open) $("whatif-title").focus({ preventScroll: false });
+  function tell() {
+    var button = $("btn-whatif");
+    if (button && panel) button.setAttribute("aria-expanded", panel.hidden ? "false" : "true");
   }
-  if (button) button.addEventListener("click", function () { toggle(); });
+  function toggle() {
+    if (!panel) return;
+    panel.hidden = !panel.hidden;
+    tell();
+    if (!panel.hidden) $("whatif-title").focus({ preventScroll: false });
+  }
+  document.addEventListener("click", function (event) {
+    if (event.target.closest && event.target.closest("#btn-whatif")) toggle();
+  });
   document.addEventListener("keydown", function (event) {
     if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
     var t = event.target;
@@ -81,8 +87,16 @@
   var narration = $("narration");
   if (here && narration && narration.parentNode) narration.parentNode.insertBefore(here, narration);
   function follow() {
+    tell();
     var step = onShow();
     if (step === null) return;
+    /* A language switched over the socket: the panel is drawn with the page, so the page is
+       drawn again in that language (viewer.js has put it in the address already). */
+    var status = $("status");
+    if (status.dataset.lang && box.getAttribute("lang") !== status.dataset.lang) {
+      location.reload();
+      return;
+    }
     document.querySelectorAll('[data-fill="at"]').forEach(function (el) {
       el.textContent = String(step + 1);
     });
