@@ -23,6 +23,16 @@ from app.web.whatif.state import Explored
 DEFAULT_PAGE_SIZE = 50  # docs/SCENARIOS.md: a server's pageSize default
 DEFAULT_TTL_MS = 300_000
 COUNTS = ("messages", "roundTrips", "bytes", "lists")
+SERVER_KINDS = (
+    "pageSize",
+    "ttl",
+    "pageTtl",
+    "listChanged",
+    "addTool",
+    "removeTool",
+    "renameTool",
+    "toolSchema",
+)
 
 
 @dataclass(frozen=True)
@@ -63,6 +73,12 @@ class Panel:
     @property
     def world_kinds(self) -> list[str]:
         return [k for k in WORLD_CHANGES if k in self.kinds]
+
+    @property
+    def server_kinds(self) -> list[str]:
+        """The allowed kinds that edit one server (ttlMs only where results carry it)."""
+        kinds = [k for k in SERVER_KINDS if k in self.kinds]
+        return [k for k in kinds if self.modern or k not in ("ttl", "pageTtl")]
 
     @property
     def intervention_kinds(self) -> list[str]:
