@@ -213,3 +213,19 @@ def test_xss_payloads_in_a_whatif_link_stay_text(browser, live_server):
             assert "whatif=" not in page.url  # the address no longer holds it
     finally:
         context.close()
+
+
+def test_a_language_switched_over_the_socket_redraws_the_panel_in_place(open_page):  # noqa: F811
+    page = open_page("/scenario/challenge-silent-server?lang=en")
+    connected(page)
+    expect(page.locator("#whatif-title")).to_have_text("What if?")
+    page.evaluate("window.__same = true")  # gone if the page were loaded again
+    page.locator("#lang-ru").click()
+    expect(page.locator("#whatif-title")).to_have_text("А что, если?")
+    expect(page.locator("#whatif-panel")).to_be_visible()  # open as it was
+    expect(page.locator("#btn-whatif")).to_have_attribute("aria-expanded", "true")
+    assert page.evaluate("window.__same") is True
+    page.get_by_label("Кэшировать список инструментов").select_option("false")
+    page.wait_for_url(re.compile(r"whatif=1\."))
+    expect(page.locator("#whatif-result")).to_contain_text("Цель достигнута за 1 ход")
+    assert page.errors == []

@@ -1,38 +1,43 @@
 /* The "What if?" panel's few needs that HTML cannot express (app.web.whatif): open and close it
-   (its button and the W key), send each form with the step and view on show, apply a changed
-   number or choice at once, say "your change makes a difference here" on the first step that
-   differs (and mark it on the timeline), keep a challenge's best result in this browser, and
-   keep the page's address on the what-if on show (viewer.js keeps `whatif` in it from then on).
+   (the toolbar's button and the W key), send each form with the step and view on show, apply a
+   changed number or choice at once, say "your change makes a difference here" on the first step
+   that differs (and mark it on the timeline), keep a challenge's best result in this browser,
+   redraw the panel in a language switched over the socket, and keep the page's address on the
+   what-if on show (viewer.js keeps `whatif` in it from then on).
    Every move is an ordinary GET that works without this file. */
 (function () {
   "use strict";
-  var box = document.getElementById("whatif");
-  if (!box) return;
-  var body = document.body;
   function $(id) { return document.getElementById(id); }
+  var body = document.body;
+  var first = $("whatif");
+  if (!first) return;
 
   /* The address names the what-if on show: a refused move was drawn by /scenario/<id>/whatif,
      and a link the lab could not read shows the scenario as written. Done before viewer.js
      rewrites the address at DOMContentLoaded (this file runs after it, before that event). */
   (function address() {
+    var d = first.dataset;
     var query = new URLSearchParams(location.search);
-    if (box.dataset.value) query.set("whatif", box.dataset.value);
+    if (d.value) query.set("whatif", d.value);
     else query.delete("whatif");
-    ["change", "undo", "drop", "server", "value", "ms", "seconds", "name", "to", "tool",
-     "description", "inputSchema", "arguments", "after"].forEach(function (key) {
-      if (box.dataset.page !== location.pathname) query.delete(key);
-    });
-    history.replaceState(history.state, "", box.dataset.page + "?" + query.toString());
+    if (d.page !== location.pathname) {
+      ["change", "undo", "drop", "server", "value", "ms", "seconds", "name", "to", "tool",
+       "description", "inputSchema", "arguments", "after"].forEach(function (key) {
+        query.delete(key);
+      });
+    }
+    history.replaceState(history.state, "", d.page + "?" + query.toString());
   })();
 
   /* The button is the toolbar's (redrawn by the socket on a language, version or transport
      switch), so it is found again each time and told whether the panel is open. */
-  var panel = $("whatif-panel");
   function tell() {
     var button = $("btn-whatif");
+    var panel = $("whatif-panel");
     if (button && panel) button.setAttribute("aria-expanded", panel.hidden ? "false" : "true");
   }
   function toggle() {
+    var panel = $("whatif-panel");
     if (!panel) return;
     panel.hidden = !panel.hidden;
     tell();
@@ -78,31 +83,67 @@
     if (form.requestSubmit) form.requestSubmit(); else form.submit();
   });
 
-  /* The step on show: "step on show: N" in the interventions, and the first step that differs
-     said and marked (the timeline is redrawn by the socket, so marked again after each). */
-  var first = box.dataset.firstDifference;
   /* Said where the student reads the step: above its narration (the socket swaps the story's
      regions by id, never the story itself, so this line stays). */
-  var here = $("whatif-here");
-  var narration = $("narration");
-  if (here && narration && narration.parentNode) narration.parentNode.insertBefore(here, narration);
+  function place() {
+    var here = $("whatif-here");
+    var narration = $("narration");
+    if (here && narration && narration.parentNode && here.nextSibling !== narration) {
+      var old = narration.parentNode.querySelector(":scope > .whatif-here");
+      if (old && old !== here) old.remove();
+      narration.parentNode.insertBefore(here, narration);
+    }
+  }
+
+  /* The panel is drawn with the page: a language switched over the socket fetches it again in
+     that language, open or closed as it was. */
+  var fetching = null;
+  function translate(lang) {
+    var box = $("whatif");
+    if (!box || fetching === lang) return;
+    fetching = lang;
+    var status = $("status").dataset;
+    var query = new URLSearchParams({
+      version: status.version, transport: status.transport, lang: lang,
+      step: String(Number(status.step) + 1),
+    });
+    if (box.dataset.value) query.set("whatif", box.dataset.value);
+    fetch(box.dataset.page + "/whatif/panel?" + query.toString(), { credentials: "same-origin" })
+      .then(function (answer) { return answer.ok ? answer.text() : Promise.reject(answer.status); })
+      .then(function (html) {
+        var now = $("whatif");
+        var open = !$("whatif-panel").hidden;
+        var fresh = new DOMParser().parseFromString(html, "text/html").getElementById("whatif");
+        if (!now || !fresh) return;
+        fresh.querySelector("#whatif-panel").hidden = !open;
+        now.replaceWith(document.adoptNode(fresh));
+        fetching = null;
+        follow();
+        progress();
+      })
+      .catch(function () { fetching = null; });
+  }
+
+  /* The step on show: "step on show: N" in the interventions, and the first step that differs
+     said and marked (the timeline is redrawn by the socket, so marked again after each). */
   function follow() {
     tell();
-    var step = onShow();
-    if (step === null) return;
-    /* A language switched over the socket: the panel is drawn with the page, so the page is
-       drawn again in that language (viewer.js has put it in the address already). */
+    place();
+    var box = $("whatif");
     var status = $("status");
+    if (!box || !status) return;
+    var step = Number(status.dataset.step);
     if (status.dataset.lang && box.getAttribute("lang") !== status.dataset.lang) {
-      location.reload();
-      return;
+      translate(status.dataset.lang);
     }
     document.querySelectorAll('[data-fill="at"]').forEach(function (el) {
       el.textContent = String(step + 1);
     });
-    if (here) here.hidden = first === "" || Number(first) !== step;
-    if (first !== "") {
-      var mark = $("mark-" + first);
+    var differs = box.dataset.firstDifference;
+    var here = $("whatif-here");
+    if (here) here.hidden = differs === "" || Number(differs) !== step;
+    if (differs !== "") {
+      var mark = $("mark-" + differs);
       if (mark) mark.classList.add("whatif-first");
     }
   }
@@ -113,8 +154,9 @@
   function storage() {
     try { return window.localStorage; } catch (e) { return null; }
   }
-  var challenge = $("whatif-challenge");
-  if (challenge) {
+  function progress() {
+    var challenge = $("whatif-challenge");
+    if (!challenge) return;
     var store = storage();
     var key = "mcp-lab:challenge:" + challenge.dataset.challenge;
     var kept = null;
@@ -131,13 +173,19 @@
       best.hidden = false;
     }
   }
+  progress();
 
   /* After a move, the panel's heading takes the focus: the keyboard stays where it was. */
   document.addEventListener("DOMContentLoaded", function () {
     var moved = null;
-    try { moved = sessionStorage.getItem("mcp-lab:whatif-moved"); sessionStorage.removeItem("mcp-lab:whatif-moved"); }
-    catch (e) { moved = null; }
+    try {
+      moved = sessionStorage.getItem("mcp-lab:whatif-moved");
+      sessionStorage.removeItem("mcp-lab:whatif-moved");
+    } catch (e) { moved = null; }
+    var panel = $("whatif-panel");
     var error = $("whatif-error");
-    if (panel && !panel.hidden && (moved || error)) (error || $("whatif-title")).focus({ preventScroll: false });
+    if (panel && !panel.hidden && (moved || error)) {
+      (error || $("whatif-title")).focus({ preventScroll: false });
+    }
   });
 })();

@@ -107,6 +107,26 @@ def base_panel(v: Viewer) -> Markup:
     return Markup(panel_html(p, v.lang))
 
 
+@bp.get("/scenario/<sid>/whatif/panel")
+def panel_part(sid: str) -> ResponseReturnValue:
+    """The panel alone, for a page whose language was switched over its socket."""
+    base = _base(sid)
+    lang = select_locale()
+    said = ""
+    try:
+        whatif, shown = _current(base)
+    except WhatIfError as exc:
+        whatif, shown = start_of(base, base.default_version, base.transports[0]), None
+        said = pick(exc.text, lang)
+    lab = _lab()
+    sid_shown = shown.id if shown is not None else base.id
+    trace = lab.trace(sid_shown, whatif.version, whatif.transport)
+    step = min(url_step(request.args.get("step")), len(trace) - 1)
+    p = panel(base, shown, whatif.version, whatif.transport, step, trace, lang, said)
+    with force_locale(lang):
+        return panel_html(p, lang)
+
+
 def _current(base: Any) -> tuple[WhatIf, Explored | None]:
     """The what-if the form was sent from, and its run (None: the scenario as written)."""
     value = _value()
