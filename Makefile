@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 VENDOR := static/vendor
 
-.PHONY: run test lint format golden bench assets inspector browser redis screenshots clean
+.PHONY: run test lint format golden bench assets inspector browser redis installed screenshots clean
 
 $(BIN)/mcp-lab: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -53,15 +53,21 @@ PORT ?= 5000
 run: $(BIN)/mcp-lab assets translations
 	$(BIN)/mcp-lab serve --host $(HOST) --port $(PORT)
 
+# A user's install, apart from the dev venv: a fresh venv, `pip install .` alone (no test extras,
+# pip's cache), and `mcp-lab serve` from it answering a scenario page and its static files.
+installed: $(BIN)/mcp-lab assets
+	$(BIN)/python .ci/installed.py
+
 # The suite's Redis runs on a free port, without persistence, and stops with the suite.
 test: $(BIN)/mcp-lab assets inspector browser redis translations
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/python .ci/installed.py
 	@port=$$($(BIN)/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'); \
 	redis-server --port $$port --bind 127.0.0.1 --save '' --appendonly no --loglevel warning & redis=$$!; \
 	trap 'kill $$redis 2>/dev/null; wait $$redis 2>/dev/null' EXIT; \
-	LAB_TEST_REDIS_URL=redis://127.0.0.1:$$port/0 $(BIN)/pytest -q
+	LAB_TEST_REDIS_URL=redis://127.0.0.1:$$port/0 $(BIN)/pytest -q --durations=15
 
 lint: $(BIN)/mcp-lab
 	$(BIN)/ruff check .

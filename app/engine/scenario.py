@@ -19,6 +19,7 @@ from typing import Any
 import jsonschema
 import yaml
 
+from app import paths
 from app.mcp import versions
 
 # Verbs for resources, resource templates and prompts (app.engine.offer_actions); each names a
@@ -295,8 +296,8 @@ def parse_scenario(text: str, file: str, stem: str | None, path: str | Path) -> 
 
 
 def default_scenarios_dir() -> Path:
-    """scenarios/ at the top of the repository."""
-    return Path(__file__).resolve().parents[2] / "scenarios"
+    """scenarios/ at the top of the repository (inside the package once installed)."""
+    return paths.SCENARIOS
 
 
 def scenario_path(scenario_id_or_path: str) -> Path:

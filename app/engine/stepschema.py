@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 import types
 import typing
-from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
+
+from app import paths
 
 from . import step as step_types
 
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "docs" / "step.schema.json"
+SCHEMA_PATH = paths.STEP_SCHEMA
 ID = "https://mcp-discovery-lab.invalid/step.schema.json"
 
 

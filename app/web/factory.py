@@ -4,29 +4,28 @@
 (flask-sock, Flask-Babel, htmx-flask) and registers one blueprint per web module. It lives here,
 not in `app/__init__.py`, so that importing the sans-IO core (`app.mcp`) or the engine
 (`app.engine`), as `mcp-lab mcp-server` and `mcp-lab trace` do, loads no Flask or werkzeug.
-Templates live in the repository's `templates/` and assets in `static/`, next to the package,
-so the same tree serves `make run` and the tests. `flask --app app.web.factory run` finds it.
+Templates, assets and scenarios are found by `app.paths`: beside the package in a checkout,
+inside it once installed from a wheel. `flask --app app.web.factory run` finds it.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from flask import Flask
 
-ROOT = Path(__file__).resolve().parents[2]
+from app import paths
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the lab's Flask app; `test_config` overrides the defaults (e.g. SCENARIOS_DIR)."""
     app = Flask(
         "app",
-        template_folder=str(ROOT / "templates"),
-        static_folder=str(ROOT / "static"),
+        template_folder=str(paths.TEMPLATES),
+        static_folder=str(paths.STATIC),
     )
     app.config.from_mapping(
-        SCENARIOS_DIR=str(ROOT / "scenarios"),
+        SCENARIOS_DIR=str(paths.SCENARIOS),
         # The engine, swappable for a stand-in in tests: an object with load_library and
         # run_trace (None means app.engine.library / app.engine.runner).
         LAB_ENGINE=None,
