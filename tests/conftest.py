@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 import socket
+import tempfile
 import threading
 from collections.abc import Iterator
 
@@ -21,6 +23,16 @@ from werkzeug.serving import make_server
 
 from app.web.factory import create_app
 from tests import fakelab
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Scenario verdicts (app.engine.verdicts) are kept in pytest's cache folder rather than the
+    user's: the suite and every server it starts share them, and a run after a change judges
+    only what the change touched (the key covers the files and the validating code)."""
+    if "LAB_CACHE_DIR" not in os.environ:
+        cache = getattr(config, "cache", None)
+        folder = cache.mkdir("mcp-lab") if cache else tempfile.mkdtemp(prefix="mcp-lab-cache-")
+        os.environ["LAB_CACHE_DIR"] = str(folder)
 
 
 def default_engine() -> object | None:

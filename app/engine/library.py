@@ -5,7 +5,9 @@ beside the good ones so that one bad file never hides the rest.
 the schema and YAML checks of `load_scenario`, then the meaning checks of `check_scenario`
 (every version and transport run, expectations met). A file the CLI rejects is never served.
 Its verdict is remembered per (path, content hash), so the many apps a test run builds pay
-for each file once per process, and an edited file is judged again.
+for each file once per process, and an edited file is judged again; and it is kept on disk by
+`verdicts` (keyed by the file and the validating code), so a server that starts again, or the
+next `mcp-lab` command, only reloads the files it has judged before.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import verdicts
 from .challenge import check_challenge
 from .checks import check_scenario
 from .scenario import (
@@ -48,14 +51,23 @@ def validate(path: str | Path) -> Verdict:
     """(the scenario, []) when the file is valid, else (None, every error it has)."""
     path = Path(path)
     try:
-        key: tuple[str, str] | None = (
-            str(path.resolve()),
-            hashlib.sha256(path.read_bytes()).hexdigest(),
-        )
+        content = path.read_bytes()
     except OSError:
-        key = None  # load_scenario says why it cannot read the file
-    if key is not None and key in _verdicts:
-        return _verdicts[key]
+        return _judge(path)  # load_scenario says why it cannot read the file
+    memo = (str(path.resolve()), hashlib.sha256(content).hexdigest())
+    verdict = _verdicts.get(memo)
+    if verdict is None:
+        entry = verdicts.key(path.name, content)
+        verdict = _recalled(path, verdicts.load(entry))
+        if verdict is None:
+            verdict = _judge(path)
+            verdicts.store(entry, verdict[1])
+        _verdicts[memo] = verdict
+    return verdict
+
+
+def _judge(path: Path) -> Verdict:
+    """The full judgement: load (YAML, schema) and run every version and transport."""
     try:
         scenario: Scenario | None = load_scenario(path)
         errors = check_scenario(scenario) if scenario is not None else []
@@ -63,10 +75,20 @@ def validate(path: str | Path) -> Verdict:
             errors = check_challenge(scenario)  # its goal, start and reference solution
     except ScenarioInvalid as exc:
         scenario, errors = None, exc.errors
-    verdict: Verdict = (None if errors else scenario, errors)
-    if key is not None:
-        _verdicts[key] = verdict
-    return verdict
+    return (None if errors else scenario, errors)
+
+
+def _recalled(path: Path, errors: list[ScenarioError] | None) -> Verdict | None:
+    """The verdict from its kept errors: a broken file needs no loading, a valid one only
+    its (cheap) load; None when nothing was kept."""
+    if errors is None:
+        return None
+    if errors:
+        return (None, errors)
+    try:
+        return (load_scenario(path), [])
+    except ScenarioInvalid:
+        return None  # cannot happen for the same bytes and code; judge it again to be sure
 
 
 def load_library(directory: str | Path) -> Library:
