@@ -112,7 +112,7 @@ class LiveSocket:
     def send(self, command: str, **params: Any) -> None:
         self.ws.send(json.dumps({"command": command, **params}))
 
-    def receive(self, timeout: float = 5) -> tuple[str, int | None, str]:
+    def receive(self, timeout: float = 30) -> tuple[str, int | None, str]:
         message = self.ws.receive(timeout=timeout)
         assert message is not None, "nothing arrived"
         match = MARK.match(message)
@@ -121,7 +121,7 @@ class LiveSocket:
         self.seen.append(got)
         return got
 
-    def until(self, needle: str, timeout: float = 5) -> str:
+    def until(self, needle: str, timeout: float = 30) -> str:
         """The first message containing `needle` (earlier ones are kept in `seen`)."""
         for _ in range(50):
             _mode, _seq, message = self.receive(timeout)

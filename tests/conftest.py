@@ -24,6 +24,19 @@ from werkzeug.serving import make_server
 from app.web.factory import create_app
 from tests import fakelab
 
+# A wait for a state ends as soon as the state is there; only its limit grows. Playwright's
+# expect gives up after 5 s by default, which a loaded 2-core machine can take for one step of
+# a page over its websocket.
+WAIT_S = 30
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    try:
+        from playwright.sync_api import expect
+    except ImportError:  # the browser tests are skipped then
+        return
+    expect.set_options(timeout=WAIT_S * 1000)
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """Scenario verdicts (app.engine.verdicts) are kept in pytest's cache folder rather than the
@@ -146,7 +159,8 @@ def redis_url() -> Iterator[str]:
         )
         url = f"redis://127.0.0.1:{port}/0"
     client = redis.Redis.from_url(url)
-    for _ in range(100):
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
         try:
             client.ping()
             break

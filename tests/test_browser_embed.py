@@ -10,6 +10,7 @@ frame to its lesson. A page on the other origin is refused the frame and gets no
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -160,8 +161,9 @@ def test_a_course_page_receives_both_lessons_events_in_order_with_scores(page: P
 
     # Each frame was sized to its lesson, not left at the 300 px the page gave it.
     for frame_id in ("first", "second"):
-        height = page.locator(f"#{frame_id}").evaluate("f => f.getBoundingClientRect().height")
-        assert height > 600
+        page.wait_for_function(
+            "id => document.getElementById(id).getBoundingClientRect().height > 600", arg=frame_id
+        )
     # The embed has no site chrome: no masthead, no link back to the library.
     first_frame = page.frame_locator("#first")
     expect(first_frame.locator("#masthead")).to_be_hidden()
@@ -172,7 +174,15 @@ def test_a_course_page_on_an_origin_not_configured_is_refused_the_frame(page: Pa
     response = page.request.get(f"{sites['lab']}/embed/pagination")
     assert sites["refused"] not in response.headers["content-security-policy"]
     page.goto(f"{sites['refused']}/")
-    page.wait_for_timeout(1500)
+
+    # Chromium puts its error page in each frame the lab's CSP refuses: wait for both.
+    def refused() -> int:
+        return sum(f.url.startswith("chrome-error://") for f in page.frames)
+
+    deadline = time.monotonic() + 30
+    while refused() < 2 and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert refused() == 2
     assert page.evaluate("window.raw") == []
     assert page.evaluate("window.lessons") == []
     lab_frames = [f for f in page.frames if f.url.startswith(sites["lab"])]

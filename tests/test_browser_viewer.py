@@ -374,12 +374,17 @@ def test_the_lesson_opens_by_keyboard_and_see_step_jumps_to_the_step_that_refute
     expect(second).to_have_text(f"查看第 {m} 步 →")
     second.focus()
     page.keyboard.press("Enter")
-    while page.locator("#checkpoint").get_attribute("data-state") == "open" and (
-        page.locator("#status").get_attribute("data-step") != str(m - 1)
-    ):  # a question on the way stops the jump: answer it, and jump again
+    # The jump ends at the step, or at a question on the way: answer it, and jump again.
+    status = "document.getElementById('status').dataset.step"
+    stopped = (
+        f"() => {status} === '{m - 1}' || !!document.querySelector('#checkpoint[data-state=open]')"
+    )
+    page.wait_for_function(stopped)
+    while (at := page.locator("#status").get_attribute("data-step")) != str(m - 1):
         reveal(page)
         second.click()
-        page.wait_for_timeout(300)
+        page.wait_for_function(f"at => {status} !== at", arg=at)
+        page.wait_for_function(stopped)
     at_step(page, m - 1)
     expect(page.locator("#counter")).to_contain_text(f"第 {m} 步")
     shot(page, "lesson-zh-wide")
