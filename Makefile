@@ -59,15 +59,23 @@ installed: $(BIN)/mcp-lab assets
 	$(BIN)/python .ci/installed.py
 
 # The suite's Redis runs on a free port, without persistence, and stops with the suite.
+# mypy and the user's install (.ci/installed.py, mostly waiting on pip) run beside pytest, whose
+# browsers, servers and sockets leave a core idle much of the time; their output follows its own.
+# `make test TESTS=tests/test_x.py` runs part of the suite the same way.
+TESTS ?=
 test: $(BIN)/mcp-lab assets inspector browser redis translations
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy
-	$(BIN)/python .ci/installed.py
-	@port=$$($(BIN)/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'); \
+	@logs=$$(mktemp -d); \
+	$(BIN)/mypy > $$logs/mypy 2>&1 & mypy=$$!; \
+	$(BIN)/python .ci/installed.py > $$logs/installed 2>&1 & installed=$$!; \
+	port=$$($(BIN)/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'); \
 	redis-server --port $$port --bind 127.0.0.1 --save '' --appendonly no --loglevel warning & redis=$$!; \
-	trap 'kill $$redis 2>/dev/null; wait $$redis 2>/dev/null' EXIT; \
-	LAB_TEST_REDIS_URL=redis://127.0.0.1:$$port/0 $(BIN)/pytest -q --durations=15
+	trap 'kill $$redis $$mypy $$installed 2>/dev/null; wait $$redis 2>/dev/null; rm -rf $$logs' EXIT; \
+	LAB_TEST_REDIS_URL=redis://127.0.0.1:$$port/0 $(BIN)/pytest -q --durations=15 $(TESTS); status=$$?; \
+	wait $$mypy || status=1; echo "$(BIN)/mypy"; cat $$logs/mypy; \
+	wait $$installed || status=1; echo "$(BIN)/python .ci/installed.py"; cat $$logs/installed; \
+	exit $$status
 
 lint: $(BIN)/mcp-lab
 	$(BIN)/ruff check .

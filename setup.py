@@ -49,12 +49,15 @@ def compile_catalogs(translations: Path) -> None:
 
 class BuildWithFiles(build_py):  # type: ignore[misc]
     def run(self) -> None:
+        if not self.editable_mode:
+            # pip builds in the tree: build/ may hold modules since moved or deleted, which
+            # would be installed again beside their new homes.
+            shutil.rmtree(Path(self.build_lib) / "app", ignore_errors=True)
         super().run()
         if self.editable_mode:
             return
         vendor_files()
         share = Path(self.build_lib) / "app" / "share"
-        shutil.rmtree(share, ignore_errors=True)  # an in-tree build/ may hold older copies
         for name in SHARED:
             source, target = HERE / name, share / name
             target.parent.mkdir(parents=True, exist_ok=True)
