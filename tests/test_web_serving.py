@@ -194,9 +194,10 @@ def test_three_hundred_open_viewer_sockets_and_pages_and_socket_301_still_answer
             assert status == 101
             assert 'id="tabs"' in read_text(s)  # the viewer's first fragment
             sockets.append(s)
-        status, seconds = get(lab.url + "/")
+        # Answered at all is the point (the old server's 256 threads were all held by sockets
+        # and it never answered); how fast depends on the machine's load.
+        status, _ = get(lab.url + "/", timeout=30)
         assert status == 200
-        assert seconds < 5
         extra, status = upgrade(lab.url, "/ws/scenario/cache")
         sockets.append(extra)
         assert status == 101
