@@ -93,8 +93,8 @@ def test_a_change_to_the_schema_or_the_code_changes_every_key(tmp_path):
 
 
 def test_validation_uses_no_code_of_the_lab_that_the_key_leaves_out():
-    """The key hashes app/engine and app/mcp; a validating import from elsewhere in the lab
-    could change a verdict without changing its key."""
+    """The key hashes app/*.py, app/engine and app/mcp; a validating import from elsewhere in
+    the lab (app.web, app.serving, ...) could change a verdict without changing its key."""
     program = (
         "import sys; from app.engine.library import validate; "
         f"validate({str(PAGINATION)!r}); "
@@ -104,12 +104,28 @@ def test_validation_uses_no_code_of_the_lab_that_the_key_leaves_out():
         [sys.executable, "-c", program], capture_output=True, text=True, check=True, cwd=ROOT
     ).stdout.split()
     assert "app.engine.checks" in loaded
+    top = {path.stem for path in (ROOT / "app").glob("*.py")}
     inside = ("app.engine", "app.mcp")
     outside = {
-        m for m in loaded if m not in inside and not m.startswith(("app.engine.", "app.mcp."))
+        m
+        for m in loaded
+        if m not in inside
+        and not m.startswith(("app.engine.", "app.mcp."))
+        and m.removeprefix("app.") not in top
     }
-    # app.paths only says where files are; the bytes of the file judged are in the key.
-    assert outside <= {"app", "app.paths"}
+    assert outside <= {"app"}
+
+
+def test_a_change_to_a_module_at_the_top_of_the_lab_changes_every_key(tmp_path):
+    code = tmp_path / "app"
+    for package in ("engine", "mcp"):
+        shutil.copytree(ROOT / "app" / package, code / package)
+    for module in (ROOT / "app").glob("*.py"):
+        shutil.copy(module, code / module.name)
+    before = verdicts.fingerprint(code)
+    reader = code / "bounded_json.py"
+    reader.write_text(reader.read_text("utf-8") + "\n# changed\n", "utf-8")
+    assert verdicts.fingerprint(code) != before
 
 
 def test_a_cache_that_cannot_be_written_or_read_only_costs_time(tmp_path, monkeypatch):

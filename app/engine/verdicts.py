@@ -4,10 +4,10 @@ to be validated again (16 scenarios, every version and transport run: seconds of
 A verdict is the list of errors `library.validate` found in a file (empty when it is valid). It
 is stored under a key that hashes everything the verdict depends on: the file's name and bytes,
 every file of `app.engine` and `app.mcp` (the scenario schema, the runner, the protocol core and
-the official message schemas it checks against) and the versions of jsonschema and PyYAML.
-Change any of them and the key changes, so an old verdict is never read; nothing has to be
-invalidated by hand. A test checks that validation imports nothing of the lab outside those
-two packages.
+the official message schemas it checks against), the modules at the top of `app` (such as the
+bounded JSON reader) and the versions of jsonschema and PyYAML. Change any of them and the key
+changes, so an old verdict is never read; nothing has to be invalidated by hand. A test checks
+that validation imports nothing of the lab beyond these.
 
 Where: `LAB_CACHE_DIR`, else `$XDG_CACHE_HOME/mcp-discovery-lab`, else
 `~/.cache/mcp-discovery-lab`. Entries are small JSON files written atomically; a folder that
@@ -29,7 +29,7 @@ from .scenario import ScenarioError
 __all__ = ["cache_dir", "code_fingerprint", "fingerprint", "key", "load", "store"]
 
 # The packages whose code decides a verdict (app/engine: schema, loader, runner, checks;
-# app/mcp: the core the runner drives and the message schemas).
+# app/mcp: the core the runner drives and the message schemas), besides app/*.py.
 _PACKAGES = ("engine", "mcp")
 _SUFFIXES = (".py", ".json", ".yaml")
 _LIBRARIES = ("jsonschema", "PyYAML")
@@ -52,16 +52,17 @@ def code_fingerprint() -> str:
 
 
 def fingerprint(root: Path) -> str:
-    """A hash of every file of the validating code under `root` (the `app` folder), and of the
-    versions of the libraries that parse and check a file."""
+    """A hash of every file of the validating code under `root` (the `app` folder: its own
+    modules, app/engine and app/mcp), and of the versions of the libraries that parse and check
+    a file."""
     digest = hashlib.sha256(_FORMAT.encode())
     for library in _LIBRARIES:
         digest.update(f"{library}=={metadata.version(library)}\0".encode())
-    for package in _PACKAGES:
-        for path in sorted((root / package).rglob("*")):
-            if path.suffix in _SUFFIXES and path.is_file():
-                digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-                digest.update(hashlib.sha256(path.read_bytes()).digest())
+    files = [*root.glob("*.py"), *(p for package in _PACKAGES for p in (root / package).rglob("*"))]
+    for path in sorted(files):
+        if path.suffix in _SUFFIXES and path.is_file():
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
 
 
