@@ -121,6 +121,16 @@ class LiveSocket:
         self.seen.append(got)
         return got
 
+    def opening(self, timeout: float = 30) -> tuple[str, int | None, str]:
+        """The room's state, the first frame with a seq: an instructor's socket may see a count
+        (a `local` frame, which carries no seq and moves no step) before it, since it joins the
+        room's groups before its state is sent, so that no step falls between the two."""
+        for _ in range(50):
+            got = self.receive(timeout)
+            if got[1] is not None:
+                return got
+        raise AssertionError("the room's state never arrived")
+
     def until(self, needle: str, timeout: float = 30) -> str:
         """The first message containing `needle` (earlier ones are kept in `seen`)."""
         for _ in range(50):

@@ -36,7 +36,7 @@ def gevent_lab() -> Iterator[str]:
 def test_a_class_joining_at_once_keeps_the_instructor_driving(gevent_lab: str):
     code, cookie = start_room(gevent_lab)
     teacher = LiveSocket(gevent_lab, code, cookie)
-    assert teacher.receive()[0] == "full"
+    assert teacher.opening()[0] == "full"
     with ThreadPoolExecutor(CLASS) as pool:
         students = list(pool.map(lambda _: LiveSocket(gevent_lab, code), range(CLASS)))
         assert all(m == "full" for m, _, _ in pool.map(lambda s: s.receive(), students))

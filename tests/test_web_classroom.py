@@ -97,7 +97,7 @@ def test_frames_are_what_a_websocket_client_decodes() -> None:
 def test_students_follow_the_instructor_and_cannot_drive(live_server: str):
     code, cookie = start_room(live_server)
     teacher = LiveSocket(live_server, code, cookie)
-    assert teacher.receive()[0] == "full"
+    assert teacher.opening()[0] == "full"
     ann, bob = LiveSocket(live_server, code), LiveSocket(live_server, code)
     assert ann.receive()[:2] == ("full", 0) and bob.receive()[:2] == ("full", 0)
     for step in (1, 2, 3):
