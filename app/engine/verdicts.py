@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .scenario import ScenarioError
 
-__all__ = ["cache_dir", "code_fingerprint", "fingerprint", "key", "load", "store"]
+__all__ = ["cache_dir", "cache_root", "code_fingerprint", "fingerprint", "key", "load", "store"]
 
 # The packages whose code decides a verdict (app/engine: schema, loader, runner, checks;
 # app/mcp: the core the runner drives and the message schemas), besides app/*.py.
@@ -36,13 +36,18 @@ _LIBRARIES = ("jsonschema", "PyYAML")
 _FORMAT = "1"  # bump when the stored shape changes
 
 
-def cache_dir() -> Path:
-    """Where verdicts live (the folder may not exist yet)."""
+def cache_root() -> Path:
+    """The lab's cache folder, which holds verdicts and compiled templates (app.web.templates)."""
     configured = os.environ.get("LAB_CACHE_DIR")
     if configured:
-        return Path(configured) / "verdicts"
+        return Path(configured)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "mcp-discovery-lab" / "verdicts"
+    return Path(base) / "mcp-discovery-lab"
+
+
+def cache_dir() -> Path:
+    """Where verdicts live (the folder may not exist yet)."""
+    return cache_root() / "verdicts"
 
 
 @cache

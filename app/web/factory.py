@@ -45,8 +45,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.config.update(test_config)
 
     from app import web
-    from app.web import assets
+    from app.web import assets, templatecache
 
     web.init_app(app)
     assets.init_app(app)
+    templatecache.init_app(app)
     return app
