@@ -9,6 +9,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from tests import fakelab
+from tests.markup import inline_code
 
 
 def text(html: str) -> str:
@@ -170,14 +171,22 @@ def test_step_views_show_the_message_cache_and_model_tools(client: FlaskClient, 
 
 
 def test_every_step_of_every_shipped_scenario_renders(client: FlaskClient, app):
+    """...with nothing the strict CSP would refuse (inline style or code): the browser walks
+    only a representative set of scenarios (tests/test_browser_security.py)."""
     lab = app.extensions["lab"]
+    for page in ("/", "/nowhere"):
+        assert inline_code(client.get(page).get_data(as_text=True)) == [], page
     for sid in lab.library.scenarios:
-        last = int(status(client.get(f"/scenario/{sid}?step=9999").get_data(as_text=True))["last"])
+        html = client.get(f"/scenario/{sid}?step=9999").get_data(as_text=True)
+        assert inline_code(html) == [], sid
+        last = int(status(html)["last"])
         past = answers(app, sid)
         for n in range(1, last + 2):
             response = client.get(f"/scenario/{sid}/step?step={n}&{past}")
             assert response.status_code == 200, (sid, n)
-            assert status(response.get_data(as_text=True))["step"] == str(n - 1), (sid, n)
+            html = response.get_data(as_text=True)
+            assert status(html)["step"] == str(n - 1), (sid, n)
+            assert inline_code(html) == [], (sid, n)
 
 
 def lesson(html: str) -> str:
