@@ -61,8 +61,11 @@ installed: $(BIN)/mcp-lab assets
 # The suite's Redis runs on a free port, without persistence, and stops with the suite.
 # mypy and the user's install (.ci/installed.py, mostly waiting on pip) run beside pytest, whose
 # browsers, servers and sockets leave a core idle much of the time; their output follows its own.
-# `make test TESTS=tests/test_x.py` runs part of the suite the same way.
+# `make test TESTS=tests/test_x.py` runs part of the suite the same way. pytest runs in WORKERS
+# processes (pytest-xdist; tests/parallel.py decides which tests must share one), since one
+# process leaves a core idle while its browsers and servers answer; WORKERS=0 runs one.
 TESTS ?=
+WORKERS ?= 2
 test: $(BIN)/mcp-lab assets inspector browser redis translations
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -72,7 +75,7 @@ test: $(BIN)/mcp-lab assets inspector browser redis translations
 	port=$$($(BIN)/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'); \
 	redis-server --port $$port --bind 127.0.0.1 --save '' --appendonly no --loglevel warning & redis=$$!; \
 	trap 'kill $$redis $$mypy $$installed 2>/dev/null; wait $$redis 2>/dev/null; rm -rf $$logs' EXIT; \
-	LAB_TEST_REDIS_URL=redis://127.0.0.1:$$port/0 $(BIN)/pytest -q --durations=15 $(TESTS); status=$$?; \
+	LAB_TEST_REDIS_URL=redis://127.0.0.1:$$port/0 $(BIN)/pytest -q -n $(WORKERS) --dist loadgroup --durations=15 $(TESTS); status=$$?; \
 	wait $$mypy || status=1; echo "$(BIN)/mypy"; cat $$logs/mypy; \
 	wait $$installed || status=1; echo "$(BIN)/python .ci/installed.py"; cat $$logs/installed; \
 	exit $$status

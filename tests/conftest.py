@@ -22,7 +22,7 @@ from flask.testing import FlaskClient
 from werkzeug.serving import make_server
 
 from app.web.factory import create_app
-from tests import fakelab
+from tests import fakelab, parallel
 
 # A wait for a state ends as soon as the state is there; only its limit grows. Playwright's
 # expect gives up after 5 s by default, which a loaded 2-core machine can take for one step of
@@ -36,6 +36,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     except ImportError:  # the browser tests are skipped then
         return
     expect.set_options(timeout=WAIT_S * 1000)
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, there when it is installed
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """`--dist loadgroup` hands tests to `make test`'s processes in the units of tests/parallel."""
+    return parallel.scheduler(config, log)
 
 
 def pytest_configure(config: pytest.Config) -> None:
