@@ -129,7 +129,7 @@ def _serve_static(response: Response) -> Response:
 
 def init_app(app: Flask) -> None:
     """Compress pages, hash static URLs, serve static files compressed and cacheable."""
-    app.config.setdefault("COMPRESS_ALGORITHM", ["br", "gzip"])
+    app.config.setdefault("COMPRESS_ALGORITHM", "br, gzip")
     app.config.setdefault("COMPRESS_STREAMS", False)
     Compress(app)
     app.url_defaults(_add_hash)
