@@ -34,17 +34,28 @@ def step_of(page: Page) -> str:
     return page.locator("#counter .count").inner_text()
 
 
-def test_a_class_follows_votes_and_cannot_drive(browser, live_server: str):  # noqa: F811
-    contexts = []
+class Devices:
+    """The browser contexts of one test (one device each), each with a page that keeps the
+    script errors it met in `page.errors`."""
 
-    def context(**options):
-        made = browser.new_context(base_url=live_server, **options)
-        contexts.append(made)
+    def __init__(self, chromium, base: str) -> None:
+        self.browser, self.base, self.made = chromium, base, []
+
+    def __call__(self, **options) -> Page:
+        made = self.browser.new_context(base_url=self.base, **options)
+        self.made.append(made)
         page = made.new_page()
         page.errors = []
         page.on("pageerror", lambda error: page.errors.append(str(error)))
         return page
 
+    def close(self) -> None:
+        for made in self.made:
+            made.close()
+
+
+def test_a_class_follows_votes_and_cannot_drive(browser, live_server: str):  # noqa: F811
+    context = Devices(browser, live_server)
     try:
         teacher = context(viewport=WIDE)
         teacher.goto("/?lang=en")
@@ -150,8 +161,7 @@ def test_a_class_follows_votes_and_cannot_drive(browser, live_server: str):  # n
         for page in (teacher, *students):
             assert page.errors == []
     finally:
-        for made in contexts:
-            made.close()
+        context.close()
 
 
 PROJECTOR = {"width": 853, "height": 480}  # 1280×720 at 150 %

@@ -7,9 +7,12 @@ HTTP through Flask's test client; sockets against the lab served from a thread (
 from __future__ import annotations
 
 import contextlib
+import csv as csv_module
+import json
 import re
 import socket
 import time
+import urllib.request
 
 from flask import Flask
 from flask.testing import FlaskClient
@@ -36,7 +39,8 @@ def test_post_live_creates_a_room_and_makes_the_browser_its_instructor(client: F
     page = client.get(f"/live/{code}/present").get_data(as_text=True)
     assert f">{code}</p>" in page
     assert re.search(r'<svg role="img" viewBox="[^"]+" class="qr"><title>', page)
-    assert ">Open poll</button>" in page and ">Reveal answer</button>" in page
+    assert re.search(r'id="btn-poll-open"[^>]*>Open poll <kbd', page)
+    assert re.search(r'id="btn-reveal"[^>]*>Reveal answer <kbd', page)
     assert re.search(r'data-students="0"', page)
     assert 'id="counter"' in page and "Step 1 of" in page
 
@@ -195,8 +199,25 @@ def test_a_poll_counts_changeable_answers_and_reveals_to_everyone(live_server: s
 
     request = urllib.request.Request(csv, headers={"Cookie": cookie})
     rows = urllib.request.urlopen(request).read().decode().splitlines()
-    assert rows[0].startswith("poll,version,transport,step,question,choice,text,votes,correct")
-    assert any(r.endswith(",3,yes") or r.endswith(",3,no") for r in rows[1:])
+    head = "poll,version,transport,step,question,right_at_first_answer,choice,text,"
+    assert rows[0] == head + "most_chosen_wrong,votes,correct"
+    table = list(csv_module.reader(rows[1:]))
+    right = next(r for r in table if r[10] == "yes")
+    wrong = next(r for r in table if r[9] == "3")
+    # First answers: one student chose the right answer first, then changed it to the
+    # answer the other two gave, the most chosen wrong one, which the CSV marks.
+    assert right[9] == "0" and right[5] == "0.3333" and wrong[8] == "yes"
+    request = urllib.request.Request(f"{live_server}/live/{code}/results.json")
+    request.add_header("Cookie", cookie)
+    (question,) = json.loads(urllib.request.urlopen(request).read())["questions"]
+    assert question["counts"][int(wrong[6]) - 1] == 3 and sum(question["counts"]) == 3
+    assert question == {
+        "step": int(right[3]),
+        "counts": question["counts"],
+        "right": int(right[6]) - 1,
+        "rightShare": 0.3333,
+        "topWrong": int(wrong[6]) - 1,
+    }
 
 
 def test_a_follower_that_stops_reading_is_dropped_and_others_keep_up(live_server: str):
@@ -247,3 +268,48 @@ def test_lab_public_url_is_the_address_in_the_join_line_link_and_qr():
     assert f'href="http://192.168.1.20:5000/live/{code}"' in page
     assert "Join at http://192.168.1.20:5000/join with the code" in page
     assert 'id="reach-note"' not in page
+
+
+def test_a_paced_room_gates_students_at_questions_until_everyone_is_brought_back(
+    live_server: str,
+):
+    code, cookie = start_room(live_server, scenario="pagination")
+    teacher = LiveSocket(live_server, code, cookie)
+    with urllib.request.urlopen(f"{live_server}/live/{code}") as page:  # as a student joins
+        joined = next(c for c in page.headers.get_all("Set-Cookie") if "mcp-lab-student" in c)
+    student = LiveSocket(live_server, code, joined.split(";")[0])
+    teacher.receive(), student.receive()
+    student.send("next")
+    assert "has not got there yet" in student.until('role="alert"')
+    teacher.send("pace")
+    assert 'data-paced="1"' in student.until("live-bar")
+    refused = ""
+    for _ in range(30):  # on their own, up to the first question and no further
+        student.send("next")
+        mode, _seq, message = student.receive()
+        if mode == "local" and 'role="alert"' in message:
+            refused = message
+            break
+    assert "Answer the question first" in refused
+    assert 'data-state="self"' in student.seen[-2][2]  # the question, open to them alone
+    student.send("answer", choice=1)
+    assert 'data-self="wrong"' in student.until("vote-status")
+    student.send("answer", choice=0)
+    assert 'data-self="right"' in student.until("vote-status")
+    student.send("next")
+    assert 'data-state="self"' not in student.receive()[2]
+    # The class results count answers given at one's own pace: this one was wrong first.
+    request = urllib.request.Request(f"{live_server}/live/{code}/results.json")
+    request.add_header("Cookie", cookie)
+    (question,) = json.loads(urllib.request.urlopen(request).read())["questions"]
+    assert question["rightShare"] == 0.0 and question["counts"][0] == 1
+    teacher.send("gather", step=2)
+    notice = student.until("live-bar")
+    assert 'data-gathered="1"' in notice and 'data-paced="0"' in notice
+    student.send("catchup")  # what the page does when it sees data-gathered grow
+    mode, _seq, message = student.receive()
+    assert mode == "full" and "Step 3 of" in message
+    student.send("next")
+    assert "has not got there yet" in student.until('role="alert"')
+    for s in (teacher, student):
+        s.close()

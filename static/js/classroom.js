@@ -64,22 +64,153 @@
     if (status && status.dataset.poll) votes[status.dataset.poll] = status.dataset.choice;
     markVote();
   });
+  /* The instructor's screens. H hides the bars until the reveal (remembered by this browser),
+     B blanks the projector, S shows the class results, O opens or closes the poll, R reveals,
+     PageDown/PageUp step as a presenter's clicker sends them (the arrows: viewer.js). */
+  var store = null;
+  try { store = window.localStorage; } catch (e) { store = null; }
+  function remembered(key) { return store ? store.getItem("mcp-lab:live:" + key) : null; }
+  function keep(key, value) { if (store) store.setItem("mcp-lab:live:" + key, value); }
+  function hideBars(hide) {
+    body.classList.toggle("hide-bars", hide);
+    keep("hide-bars", hide ? "1" : "0");
+    var button = document.getElementById("btn-hide-bars");
+    if (button) button.setAttribute("aria-pressed", hide ? "true" : "false");
+  }
+  function blank() {
+    var cover = document.getElementById("blank");
+    if (cover) cover.hidden = !cover.hidden;
+  }
+  function showResults(show) {
+    var screen = document.getElementById("class-results");
+    if (!screen || screen.dataset.ended) return;
+    screen.hidden = !show;
+    if (show && window.htmx) window.htmx.trigger(screen, "show-results");
+    var button = document.getElementById("btn-class-results");
+    if (button) button.setAttribute("aria-pressed", show ? "true" : "false");
+  }
+  function press(id) {
+    var button = document.getElementById(id);
+    if (button && !button.disabled && button.getAttribute("aria-disabled") !== "true") {
+      button.click();
+      return true;
+    }
+    return false;
+  }
+  if (document.getElementById("live-controls")) hideBars(remembered("hide-bars") === "1");
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("#btn-hide-bars")) hideBars(!body.classList.contains("hide-bars"));
+    if (event.target.closest("#btn-class-results")) {
+      var screen = document.getElementById("class-results");
+      showResults(!!screen && screen.hidden);
+    }
+    if (event.target.closest("#blank")) blank();
+  });
+  /* The poll's timer: the seconds the server counted when it rendered, counted down here. */
+  var ticking = null;
+  function tick() {
+    clearInterval(ticking);
+    var started = Date.now();
+    var timers = Array.prototype.slice.call(document.querySelectorAll(".poll-timer[data-left]"));
+    if (!timers.length) return;
+    ticking = setInterval(function () {
+      var gone = Math.floor((Date.now() - started) / 1000);
+      timers.forEach(function (t) {
+        t.textContent = Math.max(0, Number(t.dataset.left) - gone) + " s";
+      });
+    }, 1000);
+  }
+  tick();
+  body.addEventListener("htmx:afterSwap", tick);
+  /* The timer's choice survives the controls being redrawn. */
+  document.addEventListener("change", function (event) {
+    if (event.target.id === "sel-timer") keep("timer", event.target.value);
+  });
+  function restoreTimer() {
+    var select = document.getElementById("sel-timer");
+    var chosen = remembered("timer");
+    if (select && chosen !== null) select.value = chosen;
+  }
+  restoreTimer();
+  body.addEventListener("htmx:wsConfigSend", function (event) {
+    var params = event.detail.parameters;
+    if (params && params.command === "poll_open") {
+      var select = document.getElementById("sel-timer");
+      if (select) params.seconds = Number(select.value) || 0;
+    }
+  });
+  /* The room's menu stays open across the controls being redrawn. */
+  var menuOpen = false;
+  body.addEventListener("htmx:wsBeforeMessage", function () {
+    var menu = document.getElementById("room-menu");
+    menuOpen = !!menu && menu.open;
+  });
+  /* A room that ended closes its sockets: that is no lost connection, so no toast and no
+     retry. A room the instructor gathered brings a student browsing alone back with it. */
+  var gathered = null;
+  function bar() { return document.getElementById("live-bar"); }
+  if (bar()) gathered = bar().dataset.gathered || null;
+  body.addEventListener("htmx:wsAfterMessage", function (event) {
+    var menu = document.getElementById("room-menu");
+    if (menu && menuOpen) menu.open = true;
+    restoreTimer();
+    if (document.getElementById("btn-hide-bars")) hideBars(body.classList.contains("hide-bars"));
+    var ended = document.querySelector("#live-bar.ended, #class-results[data-ended]");
+    if (ended) {
+      body.dataset.ended = "1";
+      var screen = document.getElementById("class-results");
+      if (screen) screen.hidden = false;
+    }
+    var b = bar();
+    if (b && b.dataset.gathered !== undefined) {
+      if (gathered !== null && b.dataset.gathered !== gathered && b.dataset.attached === "0") {
+        event.detail.socketWrapper.send(JSON.stringify({ command: "catchup" }), body);
+      }
+      gathered = b.dataset.gathered;
+    }
+  });
+  window.addEventListener("htmx:wsClose", function (event) {
+    if (body.dataset.ended) {
+      event.stopPropagation();
+      var conn = document.getElementById("conn");
+      if (conn) conn.textContent = "";
+    }
+  }, true);
   document.addEventListener("keydown", function (event) {
     if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
     var t = event.target;
     if (t.closest && t.closest("input, select, textarea, [contenteditable]")) return;
-    if (joinButton && (event.key === "j" || event.key === "J")) {
+    var key = event.key;
+    if (joinButton && (key === "j" || key === "J")) {
       joinScreen(!body.classList.contains("join-large"));
       event.preventDefault();
       return;
     }
-    if (joinButton && event.key === "Escape" && body.classList.contains("join-large")) {
+    if (joinButton && key === "Escape" && body.classList.contains("join-large")) {
       joinScreen(false);
       return;
     }
-    if (event.key === "c" || event.key === "C") {
-      var button = document.getElementById("btn-catchup");
-      if (button) { button.click(); event.preventDefault(); }
+    if (key === "Escape") {
+      var screen = document.getElementById("class-results");
+      if (screen && !screen.hidden && !screen.dataset.ended) { showResults(false); return; }
     }
+    if (key === "c" || key === "C") {
+      if (press("btn-catchup")) event.preventDefault();
+      return;
+    }
+    if (key === "PageDown") { if (press("btn-next")) event.preventDefault(); return; }
+    if (key === "PageUp") { if (press("btn-prev")) event.preventDefault(); return; }
+    if (!document.getElementById("live-controls")) return;  /* the rest: instructors only */
+    var lower = key.length === 1 ? key.toLowerCase() : key;
+    if (lower === "o") { if (!press("btn-poll-open")) press("btn-poll-close"); }
+    else if (lower === "r") press("btn-reveal");
+    else if (lower === "h") hideBars(!body.classList.contains("hide-bars"));
+    else if (lower === "b" || key === ".") blank();
+    else if (lower === "s") {
+      var results = document.getElementById("class-results");
+      showResults(!!results && results.hidden);
+    }
+    else return;
+    event.preventDefault();
   });
 })();

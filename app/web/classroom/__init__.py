@@ -3,7 +3,9 @@
 Modules: `codes` (join codes, secrets, QR), `room` (the room as data and its moves, sans-IO),
 `store` and `redis_store` (one interface, in memory or in Redis), `render` (regions and
 deltas), `frames` (websocket frames encoded once), `fanout` (followers and the relay),
-`service` (the app's `Classroom`), `routes` (HTTP) and `socket` (the live websocket).
+`service` (the app's `Classroom`), `routes` (HTTP) and `socket` (the live websocket); for the
+instructor beside the projector `pages` (speaker view, results, history) with `speaker`,
+`results`, `roster`, `history` over the room's `ledger`, and `pacing` and `timer`.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from flask import Flask
 
 def init_app(app: Flask) -> None:
     """Install `Classroom` and register the live blueprints."""
-    from app.web.classroom import routes, socket
+    from app.web.classroom import pages, routes, socket
     from app.web.classroom.service import Classroom
 
     app.config.setdefault("LIVE_IDLE_SECONDS", 4 * 3600)
@@ -22,3 +24,4 @@ def init_app(app: Flask) -> None:
     app.extensions["classroom"] = Classroom(app)
     app.register_blueprint(routes.bp)
     app.register_blueprint(socket.bp)
+    app.register_blueprint(pages.bp)

@@ -65,12 +65,14 @@ class Payloads:
         # A following student's page already says "Following your instructor": the change is
         # all it needs, and it is the same for every room at the same place in the same lesson.
         now = (room.version, room.transport, room.step, room.phase(), live.poll_id(room, room.step))
-        key = (room.scenario, _place(before), now, f.lang)
+        key = (room.scenario, _place(before), before.get("paced"), now, room.paced, f.lang)
         body = self._body(key, lambda: live.change_html(room, before, f.lang, f.audience))
-        return mark + body
+        # A room that went student-paced (or came back from it) says so in the bar.
+        paced = room.paced or room.gathered
+        return mark + body + (live.bar_html(room, f.lang, attached=True) if paced else "")
 
     def ended(self, room: Room, f: Follower) -> str:
-        return self.live.ended_html(room, f.lang)
+        return self.live.ended_html(room, f.lang, f.audience)
 
     def _body(self, key: Hashable, make: Callable[[], str]) -> str:
         body = self._bodies.get(key)

@@ -31,6 +31,7 @@ class Poll:
     choices: int
     answer: int
     phase: str = "open"
+    deadline: float = 0.0  # when its timer closes it (0: no timer)
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,8 @@ class Room:
     revealed: tuple[tuple[str, str, int], ...] = ()  # (version, transport, step)
     device_keys: tuple[str, ...] = ()
     ended: bool = False
+    paced: bool = False  # students step at their own pace (the room's step is the instructor's)
+    gathered: int = 0  # how many times the instructor brought everyone back to one step
 
     def phase(self, step: int | None = None) -> str:
         """The question phase at `step` (the room's step by default) as the room sees it."""
@@ -80,7 +83,7 @@ def _bump(room: Room, now: float, **changes: Any) -> Room:
     return replace(room, seq=room.seq + 1, touched=now, **changes)
 
 
-def _closed(room: Room, counts: list[int] | None) -> tuple[dict[str, Any], ...]:
+def polls(room: Room, counts: list[int] | None) -> tuple[dict[str, Any], ...]:
     """History with the room's poll recorded (or updated) with its final counts."""
     poll = room.poll
     if poll is None:
@@ -106,7 +109,7 @@ def move(
     counts: list[int] | None = None,
 ) -> Room:
     """The room at another step (and maybe version/transport); an open poll closes."""
-    history = _closed(room, counts)
+    history = polls(room, counts)
     return _bump(
         room,
         now,
@@ -118,23 +121,49 @@ def move(
     )
 
 
-def open_poll(room: Room, now: float, choices: int, answer: int) -> Room:
-    """Open the poll of the room's step (again, if it was closed: its votes are kept)."""
+def open_poll(room: Room, now: float, choices: int, answer: int, seconds: int = 0) -> Room:
+    """Open the poll of the room's step (again, if it was closed: its votes are kept); with
+    `seconds`, its timer closes it that long after now."""
     if room.phase() == "revealed":
         raise RoomError("revealed")
+    deadline = now + seconds if seconds > 0 else 0.0
     if room.poll is not None and room.poll.step == room.step:
         if room.poll.phase == "open":
             raise RoomError("open")
-        return _bump(room, now, poll=replace(room.poll, phase="open"))
+        return _bump(room, now, poll=replace(room.poll, phase="open", deadline=deadline))
     poll_id = max([h["poll"] for h in room.history] + [0]) + 1
-    return _bump(room, now, poll=Poll(poll_id, room.step, choices, answer))
+    return _bump(room, now, poll=Poll(poll_id, room.step, choices, answer, deadline=deadline))
+
+
+def time_up(room: Room, now: float, poll_id: int, counts: list[int] | None = None) -> Room:
+    """The timer of poll `poll_id` ran out: close it, if it is still that poll, open and due
+    (the instructor may have closed, reopened or moved on meanwhile)."""
+    poll = room.poll
+    if poll is None or poll.id != poll_id or poll.phase != "open" or not poll.deadline:
+        return room
+    if now < poll.deadline:
+        return room
+    return close_poll(room, now, counts)
+
+
+def pace(room: Room, now: float, paced: bool) -> Room:
+    """Let each student step at their own pace, or (False) have them follow again."""
+    if room.paced == paced:
+        return room
+    return _bump(room, now, paced=paced)
+
+
+def gather(room: Room, now: float, step: int, counts: list[int] | None = None) -> Room:
+    """Bring everyone to `step`: the room follows the instructor again from there."""
+    moved = move(room, now, step, counts=counts)
+    return replace(moved, paced=False, gathered=room.gathered + 1)
 
 
 def close_poll(room: Room, now: float, counts: list[int] | None = None) -> Room:
     if room.poll is None or room.poll.phase != "open":
         raise RoomError("not open")
     poll = replace(room.poll, phase="closed")
-    return _bump(room, now, poll=poll, history=_closed(replace(room, poll=poll), counts))
+    return _bump(room, now, poll=poll, history=polls(replace(room, poll=poll), counts))
 
 
 def reveal(room: Room, now: float, counts: list[int] | None = None) -> Room:
@@ -145,7 +174,7 @@ def reveal(room: Room, now: float, counts: list[int] | None = None) -> Room:
     poll = room.poll
     if poll is not None and poll.step == room.step:
         poll = replace(poll, phase="revealed")
-        history = _closed(replace(room, poll=poll), counts)
+        history = polls(replace(room, poll=poll), counts)
     else:
         history = room.history
     return _bump(room, now, poll=poll, history=history, revealed=(*room.revealed, key))
@@ -153,7 +182,7 @@ def reveal(room: Room, now: float, counts: list[int] | None = None) -> Room:
 
 def end(room: Room, now: float, counts: list[int] | None = None) -> Room:
     """The room ends: nothing moves any more, the results stay readable until it expires."""
-    room = _bump(room, now, history=_closed(room, counts))
+    room = _bump(room, now, history=polls(room, counts))
     return replace(room, ended=True, poll=None)
 
 

@@ -32,7 +32,8 @@ from flask_babel import gettext
 from werkzeug.wrappers import Response as BaseResponse
 
 from app.web import i18n
-from app.web.classroom import codes
+from app.web.classroom import codes, history, roster
+from app.web.classroom import results as class_results
 from app.web.classroom import room as rooms
 from app.web.classroom.fanout import Follower
 from app.web.classroom.room import Room, RoomError
@@ -57,7 +58,8 @@ def _live() -> Classroom:
     return live
 
 
-def _room(code: str) -> Room:
+def find_room(code: str) -> Room:
+    """The room at `code` (404 if none; a code typed loosely redirects to its normal form)."""
     normal = codes.normalize(code)
     room = _live().get(normal)
     if room is None:
@@ -94,6 +96,19 @@ def create() -> BaseResponse:
     room, token = _live().create(scenario.id, version, transport)
     response = redirect(url_for("classroom.present", code=room.code), 303)
     _instructor_cookie(response, room, token)
+    owner = request.cookies.get(history.OWNER) or history.new_owner()
+    with contextlib.suppress(StoreUnavailable):
+        started = {"code": room.code, "scenario": room.scenario, "version": version}
+        history.started(_live().ledger, owner, started | {"transport": transport})
+    response.set_cookie(
+        history.OWNER,
+        owner,
+        max_age=history.KEEP_SECONDS,
+        path="/live",
+        httponly=True,
+        samesite="Lax",
+        secure=request.is_secure,
+    )
     return response
 
 
@@ -107,11 +122,18 @@ def join() -> tuple[str, int] | BaseResponse:
     room = _live().get(code)
     if room is None:
         error = gettext("No room has the code %(code)s. Check it and try again.", code=typed[:20])
-        return render_template("classroom/join.html", lang=lang, typed=typed[:20], error=error), 404
-    return redirect(url_for("classroom.student", code=room.code))
+        nick = request.args.get("nick", "")[:24]
+        context = {"typed": typed[:20], "error": error, "nick": nick}
+        return render_template("classroom/join.html", lang=lang, **context), 404
+    response = redirect(url_for("classroom.student", code=room.code))
+    nick = roster.nickname(request.args.get("nick"))
+    response.set_cookie(
+        roster.NICK, nick, max_age=24 * 3600, path="/live", httponly=True, samesite="Lax"
+    )
+    return response
 
 
-def _page(room: Room, audience: str) -> dict[str, Any]:
+def page_context(room: Room, audience: str) -> dict[str, Any]:
     live = _live()
     lang = i18n.select_locale()
     view = request.args.get("view") if request.args.get("view") in VIEWS else "overview"
@@ -147,19 +169,22 @@ class SimpleViewer:
 
 
 def _ended(room: Room) -> tuple[str, int]:
+    """The class has ended: this student's own summary, and the lesson to go on alone."""
     lang = i18n.select_locale()
-    return render_template("classroom/ended.html", lang=lang, room=room), 410
+    voter = request.cookies.get(STUDENT, "")[:64]
+    own = class_results.own(_live(), room, voter) if voter else None
+    return render_template("classroom/ended.html", lang=lang, room=room, own=own), 410
 
 
 @bp.get("/live/<code>")
 def student(code: str) -> Any:
-    room = _room(code)
+    room = find_room(code)
     if room.ended:
         return _ended(room)
     live = _live()
     if live.store.present(room.code, 0) >= live.capacity:
         return render_template("classroom/full.html", lang=i18n.select_locale(), room=room), 503
-    context = _page(room, "student")
+    context = page_context(room, "student")
     context["bar"] = live.bar_html(room, context["lang"], attached=True)
     response = Response(render_template("classroom/student.html", **context))
     student = codes.student_id(request.cookies.get(STUDENT))
@@ -172,14 +197,14 @@ def student(code: str) -> Any:
 
 @bp.get("/live/<code>/present")
 def present(code: str) -> Any:
-    room = _room(code)
+    room = find_room(code)
     if not is_instructor(room):
         lang = i18n.select_locale()
         return render_template("classroom/forbidden.html", lang=lang, room=room), 403
     if room.ended:
-        return _ended(room)
+        return redirect(url_for("classroom_pages.results_page", code=room.code))
     live = _live()
-    context = _page(room, "instructor")
+    context = page_context(room, "instructor")
     lang = context["lang"]
     context |= {
         "qr": live.qr(room, lang),
@@ -196,7 +221,7 @@ def present(code: str) -> Any:
 @bp.post("/live/<code>/device")
 def device(code: str) -> Any:
     """Mint a one-time link that makes another device this room's instructor."""
-    room = _room(code)
+    room = find_room(code)
     if not is_instructor(room):
         abort(403)
     key = codes.new_token()
@@ -216,7 +241,7 @@ def device(code: str) -> Any:
 @bp.get("/live/<code>/teach")
 def teach(code: str) -> Any:
     """A one-time instructor link: spend the key, set this device's cookie, present."""
-    room = _room(code)
+    room = find_room(code)
     key, token = request.args.get("key", ""), codes.new_token()
     try:
         _live().store.change(
@@ -232,60 +257,28 @@ def teach(code: str) -> Any:
 
 @bp.post("/live/<code>/end")
 def end(code: str) -> Any:
-    room = _room(code)
+    room = find_room(code)
     if not is_instructor(room):
         abort(403)
-    counts = _live().poll_counts(room)
+    live = _live()
+    counts = live.poll_counts(room)
     with contextlib.suppress(RoomError):
-        _live().store.change(room.code, lambda r: rooms.end(r, time.time(), counts))
-    return redirect(url_for("classroom.results", code=room.code), 303)
+        _, room = live.store.change(room.code, lambda r: rooms.end(r, time.time(), counts))
+    owner = request.cookies.get(history.OWNER)
+    if owner:
+        with contextlib.suppress(StoreUnavailable):
+            history.ended(live.ledger, owner, room.code, class_results.questions(live, room))
+    return redirect(url_for("classroom_pages.results_page", code=room.code), 303)
 
 
 @bp.get("/live/<code>/results.csv")
 def results(code: str) -> Response:
     """Every poll of the room: one row per choice, with its votes (instructor only)."""
-    room = _room(code)
+    room = find_room(code)
     if not is_instructor(room):
         abort(403)
-    live = _live()
-    lang = i18n.select_locale()
-    history = list(room.history)
-    if room.poll is not None and all(h["poll"] != room.poll.id for h in history):
-        history.append(
-            {
-                "poll": room.poll.id,
-                "version": room.version,
-                "step": room.poll.step,
-                "transport": room.transport,
-                "answer": room.poll.answer,
-                "counts": [],
-            }
-        )
     out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(
-        ["poll", "version", "transport", "step", "question", "choice", "text", "votes", "correct"]
-    )
-    for h in history:
-        trace = live.lab.trace(room.scenario, h["version"], h["transport"])
-        checkpoint = trace[h["step"]].get("checkpoint") or {}
-        counts = h["counts"]
-        if room.poll is not None and room.poll.id == h["poll"]:
-            counts = live.store.counts(room.code, h["poll"], room.poll.choices)
-        for i, choice in enumerate(checkpoint.get("choices", [])):
-            writer.writerow(
-                [
-                    h["poll"],
-                    h["version"],
-                    h["transport"],
-                    h["step"] + 1,
-                    i18n.pick(checkpoint.get("question"), lang),
-                    i + 1,
-                    i18n.pick(choice.get("text"), lang),
-                    counts[i] if i < len(counts) else 0,
-                    "yes" if i == h["answer"] else "no",
-                ]
-            )
+    class_results.write_csv(csv.writer(out), _live(), room, i18n.select_locale())
     response = Response(out.getvalue(), mimetype="text/csv")
     response.headers["Content-Disposition"] = f'attachment; filename="room-{room.code}.csv"'
     return response

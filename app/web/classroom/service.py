@@ -9,6 +9,7 @@ for a page that joins, reconnects or asks again.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections import OrderedDict
@@ -19,13 +20,14 @@ from flask_babel import force_locale
 from markupsafe import Markup
 
 from app.engine.step import Checkpoint
-from app.web.classroom import codes, frames
+from app.web.classroom import codes, frames, results, roster, timer
+from app.web.classroom import ledger as ledgers
 from app.web.classroom import room as rooms
 from app.web.classroom.backends import open_backends
 from app.web.classroom.fanout import Follower, Relay
 from app.web.classroom.render import Cursor, change, regions
 from app.web.classroom.room import Room
-from app.web.classroom.store import RoomStore
+from app.web.classroom.store import RoomStore, StoreUnavailable
 from app.web.draw import Target
 from app.web.groups import Groups
 from app.web.lab import Lab
@@ -36,6 +38,7 @@ class Classroom:
         self.app = app
         self.config = app.config
         self._store: RoomStore | None = None
+        self._ledger: ledgers.Ledger | None = None
         self._groups: Groups | None = None
         self._lock = threading.Lock()
         self._warmed: set[tuple[str, str, str, str]] = set()
@@ -55,6 +58,30 @@ class Classroom:
                     store, self._groups = open_backends(self.config, relay.render, self.app.logger)
                     self._store = store
         return self._store
+
+    @property
+    def ledger(self) -> ledgers.Ledger:
+        """The room's side records (votes as cast, roster, history) beside the store."""
+        if self._ledger is None:
+            self._ledger = ledgers.open_ledger(self.store)
+        return self._ledger
+
+    def cast(self, room: Room, poll: int, voter: str | None, choice: int) -> None:
+        """Keep a vote as it was cast (the store counts only each student's last answer), so
+        the class results know each student's first answer."""
+        if voter:
+            item = results.vote_item(voter, choice)
+            log = results.votes_log(room.code, poll)
+            self.ledger.append(log, item, results.VOTES_KEPT, self.store.idle)
+
+    def seen(self, code: str, voter: str | None, event: str, nick: str = "", step: int = 0) -> None:
+        """A student joined, left or moved: a line in the room's roster (speaker view). The
+        roster is best effort: a line the store could not take is not worth a refused move."""
+        if not voter:
+            return  # a socket with no student identity is no one on the roster
+        line = roster.line(voter, event, step, nick)
+        with contextlib.suppress(StoreUnavailable):
+            self.ledger.append(roster.roster_log(code), line, roster.KEPT, self.store.idle)
 
     @property
     def groups(self) -> Groups:
@@ -125,9 +152,10 @@ class Classroom:
 
     def cursor(self, room: Room, lang: str, audience: str, step: int | None = None) -> Cursor:
         at = room.step if step is None else step
-        return Cursor(
-            room.scenario, room.version, room.transport, at, lang, room.phase(at), audience
-        )
+        phase = room.phase(at)
+        if room.paced and audience == "student" and phase in ("idle", "closed"):
+            phase = "self"  # each answers on their own, as in a lesson
+        return Cursor(room.scenario, room.version, room.transport, at, lang, phase, audience)
 
     def poll_id(self, room: Room, step: int) -> int:
         """The id of the room's poll if it is on `step`, else 0."""
@@ -141,13 +169,16 @@ class Classroom:
     def change_html(self, room: Room, before: dict[str, Any], lang: str, audience: str) -> str:
         """What a page that showed the room as `before` says (the store's event) needs to show
         it now: the regions and parts whose keys changed (app.web.classroom.render.change)."""
+        phase = before["phase"]
+        if before.get("paced") and audience == "student" and phase in ("idle", "closed"):
+            phase = "self"  # as `cursor` had it then
         was = Cursor(
             room.scenario,
             before["version"],
             before["transport"],
             before["step"],
             lang,
-            before["phase"],
+            phase,
             audience,
         )
         after = (self.cursor(room, lang, audience), self.poll_id(room, room.step))
@@ -160,21 +191,31 @@ class Classroom:
 
     def bar_html(self, room: Room, lang: str, attached: bool) -> str:
         total = len(self.lab.trace(room.scenario, room.version, room.transport))
+        paced, gathered = room.paced, room.gathered
         key = ("live", "bar", room.scenario, room.version, lang, attached, room.step, total)
         return self.lab.cached(
-            key,
+            (*key, paced, gathered),
             lambda: self._render(
-                "classroom/_bar.html", lang, attached=attached, room_step=room.step, total=total
+                "classroom/_bar.html",
+                lang,
+                attached=attached,
+                room_step=room.step,
+                total=total,
+                paced=paced,
+                gathered=gathered,
             ),
         )
 
     def controls_html(self, room: Room, lang: str) -> str:
+        poll = room.poll if room.poll is not None and room.poll.step == room.step else None
         return self._render(
             "classroom/_controls.html",
             lang,
             room=room,
             checkpoint=self.checkpoint(room),
             phase=room.phase(),
+            left=timer.left(poll.deadline) if poll is not None else 0,
+            timer_choices=timer.CHOICES,
         )
 
     def students_html(self, n: int, lang: str) -> str:
@@ -187,9 +228,11 @@ class Classroom:
         html = self._render("classroom/_counts.html", lang, poll_id=poll, counts=counts)
         return frames.text_frame(frames.marker(None, "local") + html)
 
-    def ended_html(self, room: Room, lang: str) -> str:
+    def ended_html(self, room: Room, lang: str, audience: str = "student") -> str:
+        """The room ended: the instructor's screens show the class results, each student
+        their own summary (fetched with their cookie) and the lesson to go on alone."""
         return frames.marker(room.seq, "full") + self._render(
-            "classroom/_ended.html", lang, room=room
+            "classroom/_ended.html", lang, room=room, audience=audience
         )
 
     def full_html(self, room: Room, f: Follower) -> str:

@@ -24,7 +24,7 @@ from flask_babel import force_locale, gettext
 
 from app.web import commands, i18n, upgrade
 from app.web.channel import Channel
-from app.web.classroom import codes, frames
+from app.web.classroom import codes, frames, pacing, roster, timer
 from app.web.classroom import room as rooms
 from app.web.classroom.fanout import Follower
 from app.web.classroom.payload import seat
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 bp = Blueprint("classroom_socket", __name__)
 
 DRIVING = {"poll_open", "poll_close", "reveal", "end", "version", "transport", "play", "speed"}
+DRIVING |= {"pace", "gather"}
 
 
 def instructor_cookie(code: str) -> str:
@@ -78,6 +79,7 @@ class Conversation:
         self.f = f
         self.view = view
         self.voter = voter
+        self.passed: set[int] = set()  # questions answered right in a student-paced room
         self.become()
 
     def become(self, **changes: Any) -> None:
@@ -146,9 +148,17 @@ class Conversation:
             return [frames.text_frame(self.live.local_html(room, self.f)), *self.full()]
         return self.full()
 
+    def moved(self, **changes: Any) -> None:
+        """A student's own move, also written to the room's roster (the speaker view)."""
+        self.become(**changes)
+        f = self.f
+        self.live.seen(f.code, self.voter, "follow" if f.attached else "back", step=f.step)
+
     def browse(self, name: str, cmd: dict[str, Any]) -> list[bytes]:
         """A student's own moves: within the steps the class has reached, and voting."""
         f, room = self.f, self.room()
+        if name == "answer" and room.paced:
+            return pacing.answer(self, room, cmd)
         if name == "answer":
             poll = room.poll
             if poll is None or poll.step != room.step or poll.phase != "open":
@@ -161,25 +171,28 @@ class Conversation:
                     gettext("Only students who joined the room vote: open its join link.")
                 )
             self.live.store.vote(room.code, poll.id, self.voter, choice, poll.choices)
+            self.live.cast(room, poll.id, self.voter, choice)  # kept as cast: first answers
             html = self.live._render(
                 "classroom/_voted.html", f.lang, poll_id=poll.id, choice=choice
             )
             return [_local(html)]
         if name == "catchup":
-            self.become(attached=True)
+            self.moved(attached=True)
             return self.full()
         here = room.step if f.attached else f.step
         to = {"next": here + 1, "prev": here - 1, "reset": 0}.get(name)
         if to is None:
             to = _int(cmd.get("step"))
-        if to > room.step:
+        if room.paced:
+            pacing.may_go(self, room, here, to)
+        elif to > room.step:
             raise Refused(gettext("The class has not got there yet."))
         if to < 0:
             raise Refused(gettext("This is the first step."))
         if to == room.step:  # back where the class is: follow it again
-            self.become(attached=True)
+            self.moved(attached=True)
             return self.full()
-        self.become(attached=False, step=to)
+        self.moved(attached=False, step=to)
         return [frames.text_frame(self.live.local_html(room, self.f))]
 
     def drive(self, name: Any, cmd: dict[str, Any]) -> list[bytes]:
@@ -215,7 +228,12 @@ class Conversation:
             if checkpoint is None:
                 raise Refused(gettext("There is no question at this step."))
             n, answer = len(checkpoint.get("choices", [])), int(checkpoint.get("answer", 0))
-            live.store.change(code, lambda r: rooms.open_poll(r, now, n, answer))
+            limit = timer.seconds(cmd.get("seconds") or 0)
+            _was, opened = live.store.change(
+                code, lambda r: rooms.open_poll(r, now, n, answer, limit)
+            )
+            if limit and opened.poll is not None:
+                timer.arm(live, code, opened.poll.id, limit)
         elif name == "poll_close":
             live.store.change(code, lambda r: rooms.close_poll(r, now, counts))
         elif name == "reveal":
@@ -224,6 +242,8 @@ class Conversation:
             live.store.change(code, lambda r: rooms.reveal(r, now, counts))
         elif name == "end":
             live.store.change(code, lambda r: rooms.end(r, now, counts))
+        elif name in ("pace", "gather"):
+            pacing.drive(live, room, name, cmd, counts, last)
         elif name in ("answer", "catchup", "play", "pause", "speed"):
             return []
         else:
@@ -231,7 +251,20 @@ class Conversation:
         return []
 
     def serve(self) -> None:
-        """Send the room's state, then answer commands until the socket closes."""
+        """Send the room's state, then answer commands until the socket closes; a student's
+        coming and going is written to the room's roster."""
+        f = self.f
+        student = f.audience == "student"
+        if student:
+            nick = roster.nickname(request.cookies.get(roster.NICK))
+            self.live.seen(f.code, self.voter, "join", nick)
+        try:
+            self.converse()
+        finally:
+            if student:
+                self.live.seen(f.code, self.voter, "leave")
+
+    def converse(self) -> None:
         ch = self.ch
         ch.send_frame(self.full()[0])
         while True:

@@ -53,6 +53,7 @@ def room_event(before: Room, after: Room) -> dict[str, Any]:
             "phase": before.phase(),
             "seq": before.seq,
             "poll": before.poll.id if before.poll is not None else 0,
+            "paced": before.paced,
         },
     }
 
