@@ -1,5 +1,5 @@
-"""The `mcp-lab` command: list, validate and trace scenarios, serve the web lab, and run a
-scenario's server over stdio for real MCP clients."""
+"""The `mcp-lab` command: list, validate and trace scenarios, serve the web lab, run a
+scenario's server over stdio for real MCP clients, and print a script that drives one."""
 
 from __future__ import annotations
 
@@ -199,6 +199,28 @@ def cmd_package(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_example(args: argparse.Namespace) -> int:
+    """Print a Python script in which the official SDK lives through the lesson for real."""
+    from app.examples.script import example_script
+
+    try:
+        scenario = _resolve(args.scenario)
+    except ScenarioInvalid as exc:
+        for error in exc.errors:
+            print(error, file=sys.stderr)
+        return 1
+    version = args.protocol_version or scenario.default_version
+    if version not in scenario.versions or args.transport not in scenario.transports:
+        print(
+            f"mcp-lab: {scenario.id} runs under {', '.join(scenario.versions)} over "
+            f"{' and '.join(scenario.transports)}",
+            file=sys.stderr,
+        )
+        return 2
+    sys.stdout.write(example_script(scenario, version, args.transport, args.lang))
+    return 0
+
+
 def cmd_mcp_server(args: argparse.Namespace) -> int:
     """Run one scenario server over stdio or HTTP until the client (or Ctrl-C) ends it."""
     from app.serving.run import run_mcp_server
@@ -240,6 +262,18 @@ def build_parser() -> argparse.ArgumentParser:
         "(docs/WHATIF.md); its version and transport are its own",
     )
     p.set_defaults(func=cmd_trace)
+    p = sub.add_parser(
+        "example",
+        help="print a Python script: the official SDK against mcp-lab mcp-server, step by step",
+        description="Print a complete Python script in which the official MCP Python SDK lives "
+        "through the lesson against `mcp-lab mcp-server ID` (stdio: it launches it; http: it "
+        "connects to the URLs its docstring gives) and prints what it sees at each step.",
+    )
+    p.add_argument("scenario", metavar="ID|PATH")
+    p.add_argument("--protocol-version", choices=versions.VERSIONS)
+    p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    p.add_argument("--lang", choices=LANGUAGES, default="en", help="language of its comments")
+    p.set_defaults(func=cmd_example)
     p = sub.add_parser(
         "mcp-server",
         help="run one scenario server over stdio or HTTP, for any MCP client to connect to",

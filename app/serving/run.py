@@ -72,6 +72,9 @@ def _serve_stdio(served: ServedServer, change_every: float | None) -> int:
         )
         if hasattr(signal, "SIGUSR1"):
             _on_signal(signal.SIGUSR1, lambda *_: shell.request_change())
+            # A client that launched us (an example script) learns whom to signal from stderr,
+            # which MCP leaves free for logs; each applied change is reported there too.
+            _say(f"serving {served.config.name} on stdio, pid {os.getpid()} (SIGUSR1: next change)")
         shell.serve()
     return 0
 
