@@ -81,9 +81,9 @@ def _resolve(target: str) -> Scenario:
         raise SystemExit(f"mcp-lab: no scenario {target!r} (try `mcp-lab scenarios`)") from None
 
 
-def cmd_trace(args: argparse.Namespace) -> int:
-    from app.engine.runner import run_trace
-
+def _lesson_run(args: argparse.Namespace) -> tuple[Scenario, str] | int:
+    """The scenario, version and transport the arguments name, or the exit status once it has
+    said why they cannot run (1: an invalid file, 2: a version or transport it lacks)."""
     try:
         scenario = _resolve(args.scenario)
     except ScenarioInvalid as exc:
@@ -104,6 +104,16 @@ def cmd_trace(args: argparse.Namespace) -> int:
     if args.transport not in scenario.transports:
         print(f"mcp-lab: {scenario.id} does not run over {args.transport}", file=sys.stderr)
         return 2
+    return scenario, version
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    from app.engine.runner import run_trace
+
+    chosen = _lesson_run(args)
+    if isinstance(chosen, int):
+        return chosen
+    scenario, version = chosen
     trace = run_trace(scenario, version, args.transport)
     if args.format == "jsonl":
         sys.stdout.writelines(jsonl_lines(trace))
@@ -203,20 +213,10 @@ def cmd_example(args: argparse.Namespace) -> int:
     """Print a Python script in which the official SDK lives through the lesson for real."""
     from app.examples.script import example_script
 
-    try:
-        scenario = _resolve(args.scenario)
-    except ScenarioInvalid as exc:
-        for error in exc.errors:
-            print(error, file=sys.stderr)
-        return 1
-    version = args.protocol_version or scenario.default_version
-    if version not in scenario.versions or args.transport not in scenario.transports:
-        print(
-            f"mcp-lab: {scenario.id} runs under {', '.join(scenario.versions)} over "
-            f"{' and '.join(scenario.transports)}",
-            file=sys.stderr,
-        )
-        return 2
+    chosen = _lesson_run(args)
+    if isinstance(chosen, int):
+        return chosen
+    scenario, version = chosen
     sys.stdout.write(example_script(scenario, version, args.transport, args.lang))
     return 0
 

@@ -116,7 +116,7 @@ def test_cli_refuses_a_version_or_transport_the_lesson_lacks(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert main(["example", "param-headers", "--protocol-version", "2025-11-25"]) == 2
-    assert "param-headers runs under 2026-07-28" in capsys.readouterr().err
+    assert "param-headers does not run under 2025-11-25" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="no scenario 'nope'"):
         main(["example", "nope"])
 
