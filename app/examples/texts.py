@@ -20,8 +20,9 @@ def _table() -> dict[str, dict[str, str]]:
     return data
 
 
-def keys() -> list[str]:
-    return list(_table())
+def entries() -> dict[str, dict[str, str]]:
+    """Every text as written, by key and language."""
+    return _table()
 
 
 def say(key: str, lang: str, **params: Any) -> str:
