@@ -108,7 +108,7 @@ def test_cli_prints_the_script(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     ast.parse(out)
     assert 'VERSION = "2025-06-18"' in out
-    assert "# 第 4 步 · weather：客户端打开会话。" in out  # comments in the chosen language
+    assert "# 第 2 步 · weather：客户端打开会话。" in out  # comments in the chosen language
     assert "weather = await open_legacy_stdio(stack, SCENARIO, " in out
 
 
