@@ -4,7 +4,8 @@
 `app.engine.jsonl` the CLI's `mcp-lab trace --format jsonl` uses, so the two are the same bytes.
 `/scenario/<id>/handout?version=&transport=&lang=` lays out every step (narration, the JSON-RPC
 message and its frame), the questions with their answers at the end, and the myths; its print
-stylesheet drops the controls and keeps a step on one page where it fits.
+stylesheet (static/css/handout.css) drops the controls and keeps a step whole, and a long message
+is folded with a note (app/web/handout.py), so two or three steps share a page.
 `/scenario/<id>/handout.pdf` is that page printed by headless Chromium on the server. Chromium
 reads the handout from a temporary file, not from a request back to this server: nothing a
 client sends (a Host header) can point it at another address, and a one-worker server cannot
@@ -26,6 +27,7 @@ from flask_babel import force_locale, gettext
 from app.engine.jsonl import jsonl_lines
 from app.web import lesson
 from app.web.course import questions
+from app.web.handout import fold_frame, fold_message
 from app.web.render import Viewer
 from app.web.viewer import _viewer
 
@@ -68,6 +70,8 @@ def handout_html(v: Viewer, asset: Any = None) -> str:
             lesson=lesson.lesson(v.scenario, trace),
             asset=asset or (lambda name: url_for("static", filename=name)),
             printing=asset is not None,
+            fold_message=fold_message,
+            fold_frame=fold_frame,
         )
 
 
