@@ -44,7 +44,8 @@ def _fold(markup: Markup, limit: int) -> Folded:
     costs = [_printed_lines(line) for line in lines]
     if sum(costs) <= limit + SLACK:
         return Folded(markup, 0)
-    kept, used = [], 0
+    kept: list[str] = []
+    used = 0
     for line, cost in zip(lines, costs, strict=True):
         if used + cost > limit:
             if not kept:  # one very long line: keep the part of it that fits
