@@ -174,11 +174,26 @@ class _Walks:
             self.acts[at] = Walk(walk.step, sid, tuple(fetched) if partial else ())
 
 
-def plan(trace: Trace) -> list[Act]:
-    """The acts of a trace, in the order the trace shows them."""
+# What a client opens a conversation with, or answers: no act of their own.
+_OPENING = {"initialize", "server/discover", "subscriptions/listen"}
+
+
+def _changes_tools(step: Step, script: list[Any] | None) -> bool:
+    """Whether a server's internal step is a tool catalog change `mcp-lab mcp-server` can make:
+    the served server applies the scenario's server_change actions, in order, and nothing else."""
+    if script is None:
+        return True
+    action = script[step["action"]] if 0 <= step["action"] < len(script) else {}
+    return isinstance(action, dict) and "server_change" in action
+
+
+def plan(trace: Trace, script: list[Any] | None = None) -> list[Act]:
+    """The acts of a trace, in the order the trace shows them (`script`: the scenario's actions,
+    which tell a tool catalog change from other things a server does on its own)."""
     acts: list[Act] = []
     walks = _Walks(acts)
     opened: set[str] = set()
+    beyond: set[tuple[int, str]] = set()
     last_clock = 0
     for step in trace:
         n, kind, sid = step["index"] + 1, step["kind"], server_of(step)
@@ -191,7 +206,10 @@ def plan(trace: Trace) -> list[Act]:
         elif kind == "cache-hit" and sid is not None:
             acts.append(Cached(n, sid))
         elif kind == "internal" and sid is not None and step["from"] == f"server:{sid}":
-            acts.append(Change(n, sid, _notifies(trace, step["index"], sid)))
+            if _changes_tools(step, script):
+                acts.append(Change(n, sid, _notifies(trace, step["index"], sid)))
+            else:
+                acts.append(Beyond(n, sid, "server"))
         elif kind == "request" and sid is not None and step["from"] == f"client:{sid}":
             if "manual" in _kinds(step):
                 acts.append(_hand_made(step, sid))
@@ -199,13 +217,15 @@ def plan(trace: Trace) -> list[Act]:
             if sid not in opened:
                 opened.add(sid)
                 acts.append(_opening(trace, step, sid))
-            if step["method"] == "tools/list" and sid not in walks.open:
-                walks.start(n, sid)
-            elif step["method"] == "tools/list" and _params(step).get("cursor") is None:
-                walks.start(n, sid)  # a walk that starts again from the first page
+            if step["method"] == "tools/list":
+                if sid not in walks.open or _params(step).get("cursor") is None:
+                    walks.start(n, sid)  # a walk, or one that starts again from page 1
             elif step["method"] == "tools/call":
                 params = _params(step)
                 acts.append(Call(n, sid, str(params["name"]), dict(params.get("arguments") or {})))
+            elif step["method"] not in _OPENING and (step["action"], step["method"]) not in beyond:
+                beyond.add((step["action"], str(step["method"])))  # once for a walk's pages
+                acts.append(Beyond(n, sid, str(step["method"])))
         if sid is not None and step["method"] == "tools/list":
             walks.see(step, sid)
     return acts

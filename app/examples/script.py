@@ -164,6 +164,8 @@ class _Body:
         elif isinstance(act, acts_of.DiscoverWith):
             self.note(act.step, say("act.discover", lang, server=server, version=act.version))
             self.code(f"await {var}.discover_with({json.dumps(act.version)})")
+        elif isinstance(act, acts_of.Beyond) and act.method == "server":
+            self.note(act.step, say("act.beyond-server", lang, server=server))
         elif isinstance(act, acts_of.Beyond):
             self.note(act.step, say("act.beyond", lang, server=server, method=act.method))
 
@@ -218,7 +220,8 @@ def example_script(scenario: Scenario, version: str, transport: str, lang: str =
     from app.engine.runner import run_trace
 
     body = _Body(scenario, version, transport, lang)
-    for act in acts_of.plan(run_trace(scenario, version, transport)):
+    script = list(scenario.data.get("script", []))
+    for act in acts_of.plan(run_trace(scenario, version, transport), script):
         body.act(act)
     if transport == "http":
         body.roots.add("read_urls")
