@@ -16,16 +16,17 @@ import keyword
 import re
 import unicodedata
 from pathlib import Path
-from typing import Any
 
 from app.engine.scenario import Scenario, default_scenarios_dir
 from app.mcp import versions
 
 from . import plan as acts_of
+from .clientside import literal
 from .extract import helper_code, helpers
 from .texts import say
 
-WIDTH = 96  # the repository's line limit (100) with room to spare
+LIMIT = 100  # the repository's line length, which scripts are held to
+WIDTH = 96  # comments and docstrings, with room to spare
 LAB_URL = "http://127.0.0.1:5000"
 _GENERATED = {"stack", "lesson", "main", "SCENARIO", "VERSION", "URLS"}
 
@@ -54,19 +55,6 @@ def _comment(text: str, indent: str = "    ") -> list[str]:
     return [f"{indent}# {line}" for line in _wrap(text, WIDTH - len(indent) - 2)]
 
 
-def _py(value: Any) -> str:
-    """A JSON value as a Python literal."""
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_py(k)}: {_py(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ", ".join(_py(v) for v in value) + "]"
-    if isinstance(value, bool) or value is None:
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    return repr(value)
-
-
 def _variable(sid: str) -> str:
     name = re.sub(r"\W", "_", sid)
     reserved = _GENERATED | set(helpers()[1])
@@ -78,8 +66,8 @@ def _variable(sid: str) -> str:
 class _Body:
     """The lesson function's lines, one act at a time."""
 
-    def __init__(self, scenario: Scenario, version: str, transport: str, lang: str):
-        self.scenario, self.version, self.transport, self.lang = scenario, version, transport, lang
+    def __init__(self, version: str, transport: str, lang: str):
+        self.version, self.transport, self.lang = version, transport, lang
         self.lines: list[str] = []
         self.opened: list[str] = []
         self.roots: set[str] = {"Peer", "say"}
@@ -103,12 +91,12 @@ class _Body:
             self.code(f"{var} = await {function}(stack, {where}, {sid}, {version})")
         else:
             function = f"open_modern_{self.transport}"
-            opening = say("act.open-probe" if act.probe else "act.open-pinned", lang, server=sid)
+            key = "act.open-probe" if act.probe else "act.open-pinned"
             listen = [say("act.listen", lang)] if act.listen else []
-            self.note(act.step, opening.replace(sid, act.server), *listen)
+            self.note(act.step, say(key, lang, server=act.server), *listen)
             arguments = f"stack, {where}, {sid}, probe={act.probe}, listen={act.listen}"
             line = f"{var} = await {function}({arguments})"
-            if len(line) + 4 <= WIDTH + 4:  # ruff format's limit is the repository's, 100
+            if len(line) + 4 <= LIMIT:  # as ruff format would write it
                 self.code(line)
             else:
                 self.code(f"{var} = await {function}(")
@@ -142,11 +130,11 @@ class _Body:
                 self.code(f"await {var}.wait_list_changed()")
         elif isinstance(act, acts_of.Call):
             self.note(act.step, say("act.call", lang, server=server, name=act.name))
-            call = f"await {var}.call({json.dumps(act.name)}, {_py(act.arguments)})"
+            call = f"await {var}.call({json.dumps(act.name)}, {literal(act.arguments)})"
             if len(call) + 4 > WIDTH:  # a long literal goes on lines of its own
                 self.code("arguments = {")
                 for key, value in act.arguments.items():
-                    self.code(f"    {_py(key)}: {_py(value)},")
+                    self.code(f"    {literal(key)}: {literal(value)},")
                 self.code("}")
                 call = f"await {var}.call({json.dumps(act.name)}, arguments)"
             self.code(call)
@@ -219,17 +207,17 @@ def example_script(scenario: Scenario, version: str, transport: str, lang: str =
     """The script for one lesson, protocol version and transport, commented in `lang`."""
     from app.engine.runner import run_trace
 
-    body = _Body(scenario, version, transport, lang)
+    body = _Body(version, transport, lang)
     script = list(scenario.data.get("script", []))
     for act in acts_of.plan(run_trace(scenario, version, transport), script):
         body.act(act)
     if transport == "http":
         body.roots.add("read_urls")
     imports, helpers = helper_code(body.roots)
-    constants = [f"SCENARIO = {_py(_target(scenario))}", f"VERSION = {json.dumps(version)}"]
+    constants = [f"SCENARIO = {literal(_target(scenario))}", f"VERSION = {json.dumps(version)}"]
     if transport == "http":
         urls = [
-            f"{_py(spec['id'])}: {_py(f'http://127.0.0.1:{port}')}"
+            f"{literal(spec['id'])}: {literal(f'http://127.0.0.1:{port}')}"
             for port, spec in enumerate(scenario.data["servers"], start=3001)
         ]
         line = f"URLS = {{{', '.join(urls)}}}"
