@@ -292,6 +292,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="apply the scenario's next server_change (then generated ones) this often",
     )
+    p.add_argument(
+        "--report-pid",
+        action="store_true",
+        help="stdio: say on stderr which pid takes SIGUSR1, for a client that launched this server",
+    )
     p.set_defaults(func=cmd_mcp_server)
     p = sub.add_parser(
         "probe",

@@ -182,7 +182,7 @@ class StdioLab:
         read_fd, write_fd = os.pipe()
         self.errlog = os.fdopen(write_fd, "w")
         self._reports = anyio.wrap_file(os.fdopen(read_fd, encoding="utf-8"))
-        args = ["mcp-server", scenario, "--server", sid]
+        args = ["mcp-server", scenario, "--server", sid, "--report-pid"]
         self.params = StdioServerParameters(command=mcp_lab(), args=args)
         self._pid: int | None = None
 

@@ -51,10 +51,10 @@ def run_mcp_server(args: argparse.Namespace) -> int:
         return 2
     if args.transport == "http":
         return _serve_http(served, args.host, args.port, change_every)
-    return _serve_stdio(served, change_every)
+    return _serve_stdio(served, change_every, report_pid=getattr(args, "report_pid", False))
 
 
-def _serve_stdio(served: ServedServer, change_every: float | None) -> int:
+def _serve_stdio(served: ServedServer, change_every: float | None, report_pid: bool) -> int:
     from app.serving.stdio_server import serve_stdio
 
     from .stdio import ChangingStdio
@@ -72,9 +72,9 @@ def _serve_stdio(served: ServedServer, change_every: float | None) -> int:
         )
         if hasattr(signal, "SIGUSR1"):
             _on_signal(signal.SIGUSR1, lambda *_: shell.request_change())
-            # A client that launched us (an example script) learns whom to signal from stderr,
-            # which MCP leaves free for logs; each applied change is reported there too.
-            _say(f"serving {served.config.name} on stdio, pid {os.getpid()} (SIGUSR1: next change)")
+            if report_pid:  # a client that launched us (an example script) learns whom to signal
+                name, pid = served.config.name, os.getpid()
+                _say(f"serving {name} on stdio, pid {pid} (SIGUSR1: next change)")
         shell.serve()
     return 0
 
