@@ -81,19 +81,21 @@ def _resolve(target: str) -> Scenario:
         raise SystemExit(f"mcp-lab: no scenario {target!r} (try `mcp-lab scenarios`)") from None
 
 
-def _lesson_run(args: argparse.Namespace) -> tuple[Scenario, str] | int:
-    """The scenario, version and transport the arguments name, or the exit status once it has
-    said why they cannot run (1: an invalid file, 2: a version or transport it lacks)."""
+def _scenario(args: argparse.Namespace) -> Scenario | int:
+    """The scenario the arguments name, or 1 once its file's errors are said."""
     try:
-        scenario = _resolve(args.scenario)
+        return _resolve(args.scenario)
     except ScenarioInvalid as exc:
         for error in exc.errors:
             print(error, file=sys.stderr)
         return 1
-    if args.what_if is not None:
-        return _trace_what_if(args, scenario)
+
+
+def _version(args: argparse.Namespace, scenario: Scenario) -> str | int:
+    """The version to run (and args.transport settled), or 2 once it is said that the scenario
+    lacks the version or transport asked for."""
     args.transport = args.transport or ("stdio" if "stdio" in scenario.transports else "http")
-    version = args.protocol_version or scenario.default_version
+    version: str = args.protocol_version or scenario.default_version
     if version not in scenario.versions:
         print(
             f"mcp-lab: {scenario.id} does not run under {version}; it runs under "
@@ -104,16 +106,20 @@ def _lesson_run(args: argparse.Namespace) -> tuple[Scenario, str] | int:
     if args.transport not in scenario.transports:
         print(f"mcp-lab: {scenario.id} does not run over {args.transport}", file=sys.stderr)
         return 2
-    return scenario, version
+    return version
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
     from app.engine.runner import run_trace
 
-    chosen = _lesson_run(args)
-    if isinstance(chosen, int):
-        return chosen
-    scenario, version = chosen
+    scenario = _scenario(args)
+    if isinstance(scenario, int):
+        return scenario
+    if args.what_if is not None:
+        return _trace_what_if(args, scenario)
+    version = _version(args, scenario)
+    if isinstance(version, int):
+        return version
     trace = run_trace(scenario, version, args.transport)
     if args.format == "jsonl":
         sys.stdout.writelines(jsonl_lines(trace))
@@ -213,10 +219,12 @@ def cmd_example(args: argparse.Namespace) -> int:
     """Print a Python script in which the official SDK lives through the lesson for real."""
     from app.examples.script import example_script
 
-    chosen = _lesson_run(args)
-    if isinstance(chosen, int):
-        return chosen
-    scenario, version = chosen
+    scenario = _scenario(args)
+    if isinstance(scenario, int):
+        return scenario
+    version = _version(args, scenario)
+    if isinstance(version, int):
+        return version
     sys.stdout.write(example_script(scenario, version, args.transport, args.lang))
     return 0
 
@@ -271,7 +279,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("scenario", metavar="ID|PATH")
     p.add_argument("--protocol-version", choices=versions.VERSIONS)
-    p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    p.add_argument(
+        "--transport", choices=["stdio", "http"], help="default stdio (http if it runs only there)"
+    )
     p.add_argument("--lang", choices=LANGUAGES, default="en", help="language of its comments")
     p.set_defaults(func=cmd_example)
     p = sub.add_parser(
