@@ -72,6 +72,25 @@ def _initialize(step: Step) -> tuple[str, Text]:
     return code, text("code.initialize-version", version=version)
 
 
+# a listen filter's keys on the wire, and Client.listen's keywords for them
+FILTER = {
+    "toolsListChanged": "tools_list_changed",
+    "promptsListChanged": "prompts_list_changed",
+    "resourcesListChanged": "resources_list_changed",
+    "resourceSubscriptions": "resource_subscriptions",
+}
+
+
+def _listen(step: Step) -> str:
+    asked = _params(step).get("notifications") or {}
+    wanted = [f"{FILTER[k]}={literal(v)}" for k, v in asked.items() if k in FILTER]
+    head = f"async with client.listen({', '.join(wanted)}) as subscription:"
+    if len(head) > 80:
+        head = "async with client.listen(\n" + "".join(f"    {w},\n" for w in wanted)
+        head += ") as subscription:"
+    return head + "\n    async for event in subscription:\n        ..."
+
+
 def _listing(step: Step, method: str) -> tuple[str, Text]:
     call, cursor = LISTS[method], _params(step).get("cursor")
     modern = versions.era_of(step["protocolVersion"]) == "modern"
@@ -117,9 +136,12 @@ def client_code(step: Step, scenario: str | None) -> tuple[str, Text] | None:
         code += "    print(client.protocol_version)"
         return code, text("code.discover")
     if method == "subscriptions/listen":
-        code = "async with client.listen(tools_list_changed=True) as subscription:\n"
-        code += "    async for event in subscription:\n        ..."
-        return code, text("code.listen")
+        return _listen(step), text("code.listen")
+    if method in ("resources/read", "resources/subscribe"):
+        owner = "client" if versions.era_of(step["protocolVersion"]) == "modern" else "session"
+        call = "read_resource" if method == "resources/read" else "subscribe_resource"
+        uri = literal(_params(step).get("uri"))
+        return f"result = await {owner}.{call}({uri})", text("code.resource", method=method)
     if method in LISTS:
         return _listing(step, method)
     if method == "tools/call":

@@ -214,6 +214,8 @@ def plan(trace: Trace, script: list[Any] | None = None) -> list[Act]:
             if "manual" in _kinds(step):
                 acts.append(_hand_made(step, sid))
                 continue
+            if "auth-challenged" in _kinds(step):
+                continue  # refused for want of a token, and sent again once it has one
             if sid not in opened:
                 opened.add(sid)
                 acts.append(_opening(trace, step, sid))

@@ -71,6 +71,7 @@ class _Body:
         self.lines: list[str] = []
         self.opened: list[str] = []
         self.roots: set[str] = {"Peer", "say"}
+        self.unused: set[str] = set()  # peers opened and not yet spoken to
 
     def note(self, step: int, *texts: str) -> None:
         label = say("script.step", self.lang, n=step)
@@ -78,6 +79,14 @@ class _Body:
 
     def code(self, line: str) -> None:
         self.lines.append(f"    {line}")
+        self.unused -= {var for var in self.unused if re.search(rf"\b{var}\b", line)}
+
+    def finish(self) -> list[str]:
+        """The body; a peer nothing is asked of keeps its connection but not a name."""
+        lines = list(self.lines)
+        for var in self.unused:
+            lines = [line.replace(f"    {var} = await ", "    await ", 1) for line in lines]
+        return lines or ["    pass"]
 
     def open(self, act: acts_of.Open) -> None:
         var, sid, lang = _variable(act.server), json.dumps(act.server), self.lang
@@ -104,6 +113,7 @@ class _Body:
                 self.code(")")
         self.roots.add(function)
         self.opened.append(var)
+        self.unused.add(var)
 
     def act(self, act: acts_of.Act) -> None:
         lang = self.lang
@@ -243,7 +253,7 @@ def example_script(scenario: Scenario, version: str, transport: str, lang: str =
             "",
             "",
             "async def lesson(stack: AsyncExitStack) -> None:",
-            *(body.lines or ["    pass"]),
+            *body.finish(),
             "",
             "",
             "async def main() -> None:",

@@ -33,6 +33,7 @@ from mcp.shared.exceptions import MCPError
 
 WAIT_S = 20.0  # a local server answers in milliseconds: past this, fail instead of hanging
 CLIENT_INFO = types.Implementation(name="lab-example", version="1.0.0")
+MAX_PAGES = 100  # a walk never takes more pages than this, whatever cursors a server sends
 
 
 def say(line: str) -> None:
@@ -69,14 +70,23 @@ class Peer:
 
     async def list_all_tools(self) -> None:
         """tools/list from the first page through every nextCursor; the last page has none."""
-        self.pages = []  # a walk is a full snapshot: it replaces the last one, never merges
+        pages: list[tuple[str | None, list[types.Tool]]] = []
         cursor: str | None = None
+        seen: set[str] = set()
         while True:
-            result = await self._page(cursor, len(self.pages) + 1)
-            self.pages.append((cursor, result.tools))
+            result = await self._page(cursor, len(pages) + 1)
+            pages.append((cursor, result.tools))
             cursor = result.next_cursor
             if cursor is None:
                 break
+            if cursor in seen or len(pages) >= MAX_PAGES:  # a server that would loop forever
+                say(
+                    f"[tools/list] {self.sid}: nextCursor {cursor!r} again: the walk stops and "
+                    "the client keeps its previous list"
+                )
+                return
+            seen.add(cursor)
+        self.pages = pages  # a walk is a full snapshot: it replaces the last one, never merges
         self._settle()
 
     async def refresh_pages(self, *numbers: int) -> None:

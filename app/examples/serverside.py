@@ -142,6 +142,22 @@ def server_code(step: Step, request: Step | None) -> tuple[str, Text] | None:
         return _listing(step, request)
     if method == "tools/call":
         return _call(step)
+    if method == "resources/read":
+        contents = _result(step).get("contents") or [{}]
+        uri, body = literal(contents[0].get("uri")), literal(contents[0].get("text", ""))
+        code = "async def read_resource(ctx, params):\n    contents = types.TextResourceContents(\n"
+        code += f"        uri={uri},\n        text={body},\n    )\n"
+        code += "    return types.ReadResourceResult(contents=[contents])"
+        return code, text("code.read-result")
+    if method == "resources/subscribe":
+        code = "async def subscribe_resource(ctx, params):\n    watch(params.uri)\n"
+        code += "    return types.EmptyResult()"
+        return code, text("code.subscribe-result")
+    if method == "notifications/resources/updated":
+        uri = literal((((step["message"] or {}).get("params")) or {}).get("uri"))
+        if versions.era_of(step["protocolVersion"]) == "modern":
+            return f"await bus.publish(ResourceUpdated(uri={uri}))", text("code.updated-modern")
+        return f"await session.send_resource_updated({uri})", text("code.updated-legacy")
     if method in CHANGED:
         legacy_call, event = CHANGED[method]
         if versions.era_of(step["protocolVersion"]) == "modern":
