@@ -81,8 +81,8 @@ def terms() -> Response:
 
 @bp.get("/scenario/<sid>/part/<int:index>/<pid>")
 def part(sid: str, index: int, pid: str) -> Response:
-    """A part of the Transform or Output view of step `index` that a room's message sent as a
-    placeholder."""
+    """A part of the Transform, Output or Code view of step `index` that a room's message sent
+    as a placeholder."""
     from app.web.pages import whole_part  # the renderer, which imports this module's routes
 
     lab = current_app.extensions["lab"]
@@ -92,7 +92,7 @@ def part(sid: str, index: int, pid: str) -> Response:
     v = open_viewer(scenario, request.args, select_locale())
     if not 0 <= index < len(lab.trace(v.sid, v.version, v.transport)):
         abort(404)
-    html = whole_part(lab, v, index, ("panel-transform", "panel-output"), pid)
+    html = whole_part(lab, v, index, ("panel-transform", "panel-output", "panel-code"), pid)
     if html is None:
         abort(404)
     return _cacheable(html)

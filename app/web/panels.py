@@ -1,4 +1,4 @@
-"""The views of a step, as regions: Overview, Transport, Transform and Output.
+"""The views of a step, as regions: Overview, Transport, Transform, Output and Code.
 
 `VIEWS` is the list a page shows as tabs and panels, in order; a view is a name and a builder
 of its panel (`panel-<name>`). Each builder reads the step's data (app.web.views, app.web.stage)
@@ -21,6 +21,7 @@ from typing import Any
 
 from flask import url_for
 
+from app.examples.code import snippet
 from app.web import overview, views
 from app.web.draw import Draft, Sketch
 from app.web.scene import Ctx, region
@@ -197,12 +198,30 @@ def _output(ctx: Ctx) -> Draft:
     return sketch.done(items=("pre", "#console"))
 
 
-# The views in tab order (issue 19 adds a fifth here, with its tab and template).
+def _code(ctx: Ctx) -> Draft:
+    """The Python, with the official SDK, that sends this step's message (app.examples.code),
+    as a part a room may load when shown; a shipped lesson's panel also names the command that
+    prints the whole lesson's script (the region, unchanged from step to step)."""
+    runnable = bool(getattr(ctx.scenario, "path", "")) and not ctx.watched
+    found = snippet(ctx.trace, ctx.index, ctx.scene.sid if runnable else None)
+    sketch = Sketch("panel-code", "partials/_code.html", ctx.base, runnable=runnable)
+    sketch.part(
+        "code-step",
+        "partials/_code_step.html",
+        load=_load(ctx, "code-step"),
+        code=found.code,
+        note=found.note,
+    )
+    return sketch.done()
+
+
+# The views in tab order.
 VIEWS: list[View] = [
     View("overview", _overview),
     View("transport", _transport),
     View("transform", _transform),
     View("output", _output),
+    View("code", _code),
 ]
 
 for _view in VIEWS:

@@ -282,7 +282,11 @@
   /* Keyboard: ← → step, Space plays (not while a question is open: it waits for an answer,
      which only a choice of the student's own gives), Home/End, 1–4 views, P the presenter
      layout, ? the sheet. */
-  var VIEWS = ["overview", "transport", "transform", "output"];
+  /* The digit keys pick a view by its place among the tabs, however many the page has. */
+  function viewTab(key) {
+    var tabs = document.querySelectorAll('#tabs [role="tab"]');
+    return tabs[Number(key) - 1] || null;
+  }
   document.addEventListener("keydown", function (event) {
     if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
     var t = event.target;
@@ -300,7 +304,7 @@
     else if (key === "Home") click(document.querySelector("#timeline .mark"));
     else if (key === "End") click($("btn-end"));  /* stops at an open question */
     else if (key === " " && !control) { if (!questionOpen()) click($("btn-play")); }
-    else if (key >= "1" && key <= "4") click($("tab-" + VIEWS[Number(key) - 1]));
+    else if (key >= "1" && key <= "9" && key.length === 1) click(viewTab(key));
     else if (key === "p" || key === "P") togglePresent();
     else if (key === "?") openSheet();
     else return;
