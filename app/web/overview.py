@@ -45,9 +45,13 @@ def _figures(state: Mapping[str, Any], box: Mapping[str, Any]) -> dict[str, Any]
         return {"tokens": int((state.get("authz") or {}).get("tokens") or 0)}
     if role == "server":
         server = (state.get("servers") or {}).get(actor[7:]) or {}
+        client = (state.get("clients") or {}).get(actor[7:]) or {}
         return {
             "tools": len(server.get("tools") or []),
             "list_changed": bool(server.get("listChanged")),
+            # the flag is drawn once the server has declared it to its client (initialize or
+            # server/discover): before that, nothing on the wire has said it
+            "declared": bool(client.get("serverCapabilities")),
         }
     return {}
 

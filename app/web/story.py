@@ -10,6 +10,7 @@ the page's script after that (#status says the step), so it is not part of a mar
 
 from __future__ import annotations
 
+from app.engine.step import Step
 from app.web.draw import Draft, Sketch
 from app.web.questions import checkpoint_key
 from app.web.scene import Ctx, region
@@ -29,6 +30,11 @@ def status(ctx: Ctx) -> Draft:
     ).done()
 
 
+def _sender(step: Step) -> str | None:
+    """Who an internal step happens in, for its label (a server's change, not the host's)."""
+    return str(step.get("from")) if step.get("kind") == "internal" else None
+
+
 @region("counter")
 def counter(ctx: Ctx) -> Draft:
     step = ctx.step
@@ -40,6 +46,7 @@ def counter(ctx: Ctx) -> Draft:
         total=len(ctx.trace),
         kind=step.get("kind"),
         method=step.get("method"),
+        sender=_sender(step),
     ).done()
 
 
@@ -125,6 +132,7 @@ def timeline(ctx: Ctx) -> Draft:
             known=known,
             kind=step.get("kind") if known else None,
             method=step.get("method") if known else None,
+            sender=_sender(step) if known else None,
             asks=known and bool(step.get("checkpoint")),
             room=room,
         )

@@ -230,6 +230,26 @@
     if (fallback) fallback.focus({ preventScroll: true });
   }
 
+  /* A table wider than its frame scrolls sideways: mark the frame so that it says so (its
+     data-hint, lab.css), after every swap, a part loaded when shown, and a resize. */
+  var overflowQueued = false;
+  function markOverflow() {
+    if (overflowQueued) return;
+    overflowQueued = true;
+    requestAnimationFrame(function () {
+      overflowQueued = false;
+      var frames = document.querySelectorAll(".table-wrap");
+      for (var i = 0; i < frames.length; i++) {
+        var f = frames[i];
+        f.classList.toggle("overflows", f.scrollWidth > f.clientWidth + 1);
+      }
+    });
+  }
+  document.addEventListener("DOMContentLoaded", markOverflow);
+  body.addEventListener("htmx:wsAfterMessage", markOverflow);
+  body.addEventListener("htmx:afterSettle", markOverflow);
+  window.addEventListener("resize", markOverflow);
+
   document.addEventListener("DOMContentLoaded", sync);
   body.addEventListener("htmx:wsBeforeMessage", function () {
     var active = document.activeElement;
