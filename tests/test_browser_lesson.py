@@ -245,8 +245,8 @@ def test_keyboard_tabs_move_between_views_and_focus_never_falls_to_the_body(new_
     at_step(page, 1)  # the arrow moved the tab, not the scenario
     page.keyboard.press("ArrowLeft")
     page.keyboard.press("ArrowLeft")
-    expect(page.locator("#tab-output")).to_be_focused()  # it wraps around
-    expect(page.locator("#tab-output")).to_have_attribute("tabindex", "0")
+    expect(page.locator("#tab-code")).to_be_focused()  # it wraps around
+    expect(page.locator("#tab-code")).to_have_attribute("tabindex", "0")
     expect(page.locator("#tab-overview")).to_have_attribute("tabindex", "-1")
 
     page.locator("#btn-prev").focus()

@@ -87,7 +87,8 @@ def wide(state: Mapping[str, Any]) -> dict[str, Any]:
     for i, sid in enumerate(ids):
         y = top + i * row
         boxes[f"client:{sid}"] = _box(f"client:{sid}", 330, y, 250, box_h, sid)
-        boxes[f"server:{sid}"] = _box(f"server:{sid}", 770, y, 220, box_h, _server_name(state, sid))
+        # wide enough for a server's whole name at the stage's type ("calendar-server")
+        boxes[f"server:{sid}"] = _box(f"server:{sid}", 740, y, 250, box_h, _server_name(state, sid))
         pairs += [("host", f"client:{sid}"), (f"client:{sid}", f"server:{sid}")]
     frame = {"x": 10, "y": top - 44, "w": 582, "h": height - top + 38}
     if "authz" in state:  # an authorization server: one more row, under the servers
