@@ -68,7 +68,7 @@ def test_intro_step_one_draws_only_what_its_narration_explains(open_page, width:
     for unexplained in ("gen 0", "no TTL", "listChanged"):
         assert unexplained not in words
     narration = page.locator("#narration").inner_text()
-    for label in ("Host", "Agent", "Model", "Client · weather", "new", "weather-server"):
+    for label in ("Host", "Agent", "Model", "Client · weather", "new", "weather-server", "stdio"):
         assert label in narration and label in words
 
 

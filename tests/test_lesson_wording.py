@@ -103,5 +103,7 @@ def test_intro_first_step_explains_the_stage_and_does_not_make_the_user_type_yet
     }.items():
         text = first[lang]  # type: ignore[literal-required]
         assert all(label in text for label in labels), (lang, labels)
+        assert "stdio" in text and "HTTP" in text  # the wire's label, in either transport
     assert "types a question" not in first["en"]
     assert "outside this picture" in first["en"]
+    assert "On the right" not in first["en"]  # on a phone the server is drawn below
