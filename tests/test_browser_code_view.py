@@ -21,8 +21,8 @@ LESSON = "/scenario/pagination?version=2025-11-25&transport=stdio"
 def open_page(browser: Browser, live_server: str) -> Iterator:
     contexts = []
 
-    def open_page(path: str, width: int = 1440, **options: object) -> Page:
-        viewport = {"width": width, "height": 900}
+    def open_page(path: str, width: int = 1440, height: int = 900, **options: object) -> Page:
+        viewport = {"width": width, "height": height}
         context = browser.new_context(viewport=viewport, base_url=live_server, **options)
         contexts.append(context)
         page = context.new_page()
@@ -94,3 +94,15 @@ def test_on_a_desk_the_code_sits_below_the_other_views_and_5_marks_it(open_page)
     page.keyboard.press("5")
     expect(page.locator("#tabs")).to_have_attribute("data-view", "code")
     expect(code).not_to_have_css("border-top-color", plain)  # the chosen view is outlined
+
+
+@pytest.mark.parametrize("lang", ["en-US", "ru-RU"])
+def test_a_projector_at_150_percent_shows_all_five_tabs(open_page, lang: str) -> None:
+    """1280x720 at 150 %: the views share half the width, and Code must not hide past its edge."""
+    page = open_page(LESSON, 853, 480, locale=lang, device_scale_factor=1.5)
+    strip = page.locator("#tabs").evaluate("e => e.getBoundingClientRect().right")
+    for tab in page.locator("#tabs [role=tab]").all():
+        expect(tab).to_be_visible()
+        assert tab.evaluate("e => e.getBoundingClientRect().right") <= strip + 0.5
+    page.keyboard.press("5")
+    expect(page.locator("#panel-code")).to_be_visible()
