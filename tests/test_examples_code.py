@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
+from urllib.parse import unquote
 
 import pytest
 
@@ -123,3 +124,23 @@ def test_every_text_of_the_examples_exists_in_every_language() -> None:
         assert by_lang["en"] != by_lang["zh"] and by_lang["en"] != by_lang["ru"], key
         holes = {lang: set(re.findall(r"{(\w+)}", by_lang[lang])) for lang in LANGUAGES}
         assert holes["zh"] == holes["en"] == holes["ru"], key
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", "2026-07-28"])
+def test_authorization_steps_show_the_sdks_oauth_provider_and_the_hosts_handlers(version: str):
+    steps = trace("auth-scoped-tools", version, "http")
+    authorizing = [s for s in steps if s["kind"] == "transport"]
+    assert len(authorizing) >= 4
+    token = next(s for s in authorizing if s["frame"].startswith("POST /token"))
+    redirect_uri = re.search(r"redirect_uri=([^&]+)", token["frame"])
+    assert redirect_uri
+    for step in authorizing:
+        found = snippet(steps, step["index"])
+        if step["frame"].startswith("GET /authorize?"):  # the user's browser, sent by the host
+            assert found.side == "host" and "redirect_handler" in found.note["en"]
+            assert "webbrowser.open(url)" in found.code
+        else:  # metadata and token requests: the provider makes them by itself
+            assert found.side == "client" and "OAuthClientProvider" in found.note["en"]
+            assert "OAuthClientProvider(" in found.code and "auth=auth" in found.code
+            assert '"https://agent.example.com/oauth/client.json"' in found.code
+            assert f'"{unquote(redirect_uri.group(1))}"' in found.code

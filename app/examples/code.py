@@ -18,6 +18,7 @@ from typing import Any
 from app.engine.step import Step, Text, Trace
 
 from . import serverside
+from .authside import auth_code
 from .clientside import client_code
 from .texts import text
 
@@ -45,7 +46,8 @@ def snippet(trace: Trace, index: int, scenario: str | None = None) -> Snippet:
     if kind == "cache-hit":
         return _none("code.none-cache")
     if kind == "transport":
-        return _none("code.none-transport")
+        authorizing = auth_code(trace, step)
+        return Snippet(*authorizing) if authorizing else _none("code.none-transport")
     if step["message"] is None:
         changed = kind == "internal" and sender.startswith("server:")
         return _none("code.none-change" if changed else "code.none")
