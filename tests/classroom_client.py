@@ -20,7 +20,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from simple_websocket import Client
+from simple_websocket import Client, ConnectionClosed
 
 MARK = re.compile(r'^<div id="live-seq" hidden data-mode="(\w+)"(?: data-seq="(\d+)")?')
 
@@ -28,15 +28,22 @@ MARK = re.compile(r'^<div id="live-seq" hidden data-mode="(\w+)"(?: data-seq="(\
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def gevent_server(port: int, redis_url: str | None = None) -> subprocess.Popen[bytes]:
-    """The lab as a classroom runs it (gunicorn, one gevent worker), on 127.0.0.1:port."""
+def gevent_server(
+    port: int, redis_url: str | None = None, **config: str
+) -> subprocess.Popen[bytes]:
+    """The lab as a classroom runs it (gunicorn, one gevent worker), on 127.0.0.1:port;
+    `config` are LAB_ settings (LIVE_CAPACITY="5" sets LAB_LIVE_CAPACITY)."""
     env = {k: v for k, v in os.environ.items() if k != "LAB_REDIS_URL"}
     if redis_url:
         env["LAB_REDIS_URL"] = redis_url
+    env |= {f"LAB_{key}": value for key, value in config.items()}
     proc = subprocess.Popen(
         [
             *(sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", "1"),
-            *("-b", f"127.0.0.1:{port}", "--log-level", "warning", "app.web.factory:create_app()"),
+            *("-b", f"127.0.0.1:{port}", "--log-level", "warning"),
+            # As `mcp-lab serve` (app.web.server): a worker busy loading the library on a
+            # loaded machine is not killed as stuck after gunicorn's default 30 s.
+            *("--timeout", "120", "app.web.factory:create_app()"),
         ],
         cwd=ROOT,
         env=env,
@@ -142,6 +149,18 @@ class LiveSocket:
     def quiet(self, timeout: float = 0.3) -> bool:
         """True when nothing arrives for `timeout` seconds."""
         return self.ws.receive(timeout=timeout) is None
+
+    def closed(self, timeout: float = 10) -> tuple[int, str]:
+        """(code, reason) of the server's close, reading (and keeping) what comes before it."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                message = self.ws.receive(timeout=max(0.01, deadline - time.monotonic()))
+            except ConnectionClosed as closed:
+                return int(closed.reason), str(closed.message or "")
+            if message is not None:
+                self.seen.append(("", None, str(message)))
+        raise AssertionError("the server did not close the socket")
 
     def close(self) -> None:
         self.ws.close()

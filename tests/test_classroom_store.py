@@ -148,15 +148,39 @@ def test_one_answer_each_changeable(store: Any) -> None:
     )
 
 
-def test_students_present_add_up_and_are_announced(store: Any) -> None:
+def test_seats_of_every_process_add_up_and_a_process_that_stops_renewing_drops_out(
+    store: Any,
+) -> None:
     store.create(room())
-    got = events(store)
-    assert store.present("ABCDEF", +1) == 1
-    assert store.present("ABCDEF", +1) == 2
-    assert store.present("ABCDEF", -1) == 1
-    assert store.present("ABCDEF", 0) == 1
-    wait_for(lambda: [e["n"] for _, e in got if e["kind"] == "students"] == [1, 2, 1])
-    assert {g for g, _ in got} == {instructors_group("ABCDEF")}
+    store.seats.sit("ABCDEF", "one", "s1", "f:ann", 60)
+    store.seats.sit("ABCDEF", "one", "s2", "b:bob", 60)
+    store.seats.sit("ABCDEF", "two", "s1", "f:", 1)
+    assert store.present("ABCDEF") == 3
+    store.seats.stand("ABCDEF", "one", "s2")
+    assert sorted(store.seats.gather("ABCDEF")) == ["f:", "f:ann"]
+    store.seats.renew("ABCDEF", "one", {"s1": "b:ann", "s3": "f:cat"}, 60)
+    assert sorted(store.seats.gather("ABCDEF")) == ["b:ann", "f:", "f:cat"]
+    # Process "two" renews nothing (killed): its seat expires, the others stay.
+    if isinstance(store, MemoryStore):
+        store.seats.clock = lambda: time.monotonic() + 2
+    else:
+        wait_for(lambda: store.redis.exists("lab:seats:ABCDEF:two") == 0, timeout=5)
+    assert sorted(store.seats.gather("ABCDEF")) == ["b:ann", "f:cat"]
+    assert store.present("ABCDEF") == 2
+
+
+def test_a_room_knows_the_students_it_issued_and_their_nicknames(store: Any) -> None:
+    store.create(room())
+    store.admit("ABCDEF", "0123456789abcdef")
+    store.admit("ABCDEF", "fedcba9876543210", "Mei")
+    store.admit("ABCDEF", "fedcba9876543210")  # opening the page again keeps the nickname
+    assert store.students("ABCDEF") == {"0123456789abcdef": "", "fedcba9876543210": "Mei"}
+    assert store.known("ABCDEF", "0123456789abcdef")
+    assert not store.known("ABCDEF", "0000000000000000")
+    assert not store.known("BCDEFG", "0123456789abcdef")  # one room's student, not another's
+    store.vote("ABCDEF", 1, "fedcba9876543210", 2, 3)
+    assert store.voters("ABCDEF", 1) == {"fedcba9876543210": 2}
+    assert store.alive(["ABCDEF", "BCDEFG"]) == {"ABCDEF"}
 
 
 def test_ended_rooms_refuse_moves(store: Any) -> None:

@@ -39,6 +39,8 @@ class Groups(Protocol):
     """The group layer: the same for one process (memory) and for many (Redis)."""
 
     dropped: int
+    listening: bool  # whether this process hears sends now (Redis: subscribed)
+    epoch: int  # grows each time it starts hearing again after a gap (sends in it were missed)
 
     def add(self, group: str, member: Member) -> None: ...
     def discard(self, group: str, member: Member) -> None: ...
@@ -54,6 +56,8 @@ class LocalGroups:
         self.render = render
         self.log = log or logging.getLogger(__name__)
         self.dropped = 0  # members dropped for not reading, since start
+        self.listening = True
+        self.epoch = 0
         self._groups: dict[str, set[Member]] = {}
         self._lock = threading.Lock()
 

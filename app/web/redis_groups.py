@@ -7,6 +7,9 @@ group costs no Redis round trip and no event published just after a join can sli
 subscription still on its way; a process drops events for groups it has no members of. A
 store that changes state and announces it in one Redis transaction calls `publish(pipe, ...)`
 inside its MULTI, so every process sees the announcements in the order of the changes.
+While Redis is away a process hears nothing: `listening` is False from the listener's first
+error until its subscription is confirmed again, and `epoch` then grows, so the classroom knows
+its followers missed sends (app.web.classroom.presence).
 """
 
 from __future__ import annotations
@@ -38,8 +41,11 @@ class RedisGroups(LocalGroups):
         """Subscribe and start this process's listener (raises redis' errors when it is down)."""
         if self._thread is not None:
             return
-        pubsub = self.redis.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+        # Subscribe confirmations are read, not ignored: one says when this process hears sends
+        # again after Redis was away (`listening`, `epoch`).
+        pubsub = self.redis.pubsub()  # type: ignore[no-untyped-call]
         pubsub.psubscribe(CHANNELS + "*")
+        pubsub.get_message(timeout=5)  # the confirmation: sends from now on reach this process
         self._pubsub = pubsub
         self._thread = threading.Thread(target=self._listen, name="group-listener", daemon=True)
         self._thread.start()
@@ -56,10 +62,15 @@ class RedisGroups(LocalGroups):
         while pubsub is not None and pubsub.subscribed:
             try:
                 message = pubsub.get_message(timeout=1.0)
-            except (redis.ConnectionError, ValueError, AttributeError):
+            except (redis.ConnectionError, redis.TimeoutError, ValueError, AttributeError):
                 if self._pubsub is None:
                     return
+                self.listening = False  # sends published meanwhile never reach this process
                 time.sleep(0.5)  # Redis is away: redis-py reconnects and resubscribes
+                continue
+            if message and message.get("type") == "psubscribe" and not self.listening:
+                self.epoch += 1  # first: a socket that sees `listening` sees the new epoch
+                self.listening = True
                 continue
             if not message or message.get("type") != "pmessage":
                 continue

@@ -4,26 +4,24 @@ Each room is one JSON string (`lab:room:<code>`) that expires after the idle tim
 reads it under WATCH, applies the pure move, and in one MULTI stores the new room and
 PUBLISHes the event on `lab:live:<code>`, so every process sees changes in `seq` order. Votes
 are a hash per poll (voter → choice) beside a hash of counts, updated by one Lua script so a
-changed answer moves one vote atomically. Students present are counted per process (a hash
-field per process id), summed on read. Every change is announced to the room's group through
+changed answer moves one vote atomically; a room's students (id → nickname) are a hash too.
+Students present are the seats of seats.py, which expire with the process that holds them.
+Every change is announced to the room's group through
 the Redis group layer (app.web.redis_groups), inside the same MULTI as the write.
 """
 
 from __future__ import annotations
 
-import functools
-import os
 import time
-import uuid
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
 
 import redis
 
+from app.web.classroom.errors import reachable
 from app.web.classroom.room import Room
+from app.web.classroom.seats import RedisSeats
 from app.web.classroom.store import (
     ENDED_KEEP,
-    StoreUnavailable,
     instructors_group,
     room_event,
     room_group,
@@ -47,22 +45,6 @@ return redis.call('HGETALL', KEYS[2])
 """
 
 
-T = TypeVar("T", bound=Callable[..., Any])
-
-
-def _unavailable(method: T) -> T:
-    """Turn Redis' connection errors into the store's own StoreUnavailable."""
-
-    @functools.wraps(method)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return method(*args, **kwargs)
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
-            raise StoreUnavailable(str(exc)) from exc
-
-    return wrapper  # type: ignore[return-value]
-
-
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
@@ -75,7 +57,14 @@ def connect(url: str) -> redis.Redis:
     """A client for `url` with a bounded pool that makes a greenlet wait its turn: a class
     joining at once is hundreds of greenlets asking at the same moment, and an unbounded pool
     opened a connection for each until Redis or the pool refused ("Too many connections")."""
-    pool = redis.BlockingConnectionPool.from_url(url, max_connections=POOL, timeout=10)
+    pool = redis.BlockingConnectionPool.from_url(
+        url,
+        max_connections=POOL,
+        timeout=10,
+        # A Redis that stops answering is an outage to say, not a greenlet waiting for ever.
+        socket_connect_timeout=5,
+        socket_timeout=10,
+    )
     return redis.Redis(connection_pool=pool)
 
 
@@ -90,29 +79,21 @@ class RedisStore:
         self.groups = groups
         self.redis = groups.redis
         self._vote = self.redis.register_script(VOTE)
-        self._pid = 0
-        self._process = ""
-
-    @property
-    def process(self) -> str:
-        """This process's id in presence counts (renewed after a fork)."""
-        if self._pid != os.getpid():
-            self._pid, self._process = os.getpid(), uuid.uuid4().hex[:12]
-        return self._process
+        self.seats = RedisSeats(self.redis, idle)
 
     def _ttl(self, room: Room) -> int:
         return max(1, int(min(self.idle, ENDED_KEEP) if room.ended else self.idle))
 
-    @_unavailable
+    @reachable
     def create(self, room: Room) -> bool:
         return bool(self.redis.set(_key(room.code), room.to_json(), ex=self._ttl(room), nx=True))
 
-    @_unavailable
+    @reachable
     def get(self, code: str) -> Room | None:
         raw = self.redis.get(_key(code))
         return None if raw is None else Room.from_json(raw)
 
-    @_unavailable
+    @reachable
     def change(self, code: str, move: Callable[[Room], Room]) -> tuple[Room, Room]:
         key = _key(code)
         with self.redis.pipeline() as pipe:
@@ -133,7 +114,7 @@ class RedisStore:
                 except redis.WatchError:
                     continue
 
-    @_unavailable
+    @reachable
     def admit(self, code: str, student: str, nick: str | None = None) -> None:
         key = f"{PREFIX}students:{code}"
         with self.redis.pipeline() as pipe:
@@ -144,21 +125,21 @@ class RedisStore:
             pipe.expire(key, int(self.idle))
             pipe.execute()
 
-    @_unavailable
+    @reachable
     def students(self, code: str) -> dict[str, str]:
         raw = self.redis.hgetall(f"{PREFIX}students:{code}")
         return {_text(k): _text(v) for k, v in raw.items()}
 
-    @_unavailable
+    @reachable
     def known(self, code: str, student: str) -> bool:
         return bool(self.redis.hexists(f"{PREFIX}students:{code}", student))
 
-    @_unavailable
+    @reachable
     def voters(self, code: str, poll: int) -> dict[str, int]:
         raw = self.redis.hgetall(f"{PREFIX}votes:{code}:{poll}")
         return {_text(k): int(v) for k, v in raw.items()}
 
-    @_unavailable
+    @reachable
     def vote(self, code: str, poll: int, voter: str, choice: int, choices: int) -> list[int]:
         keys = [f"{PREFIX}votes:{code}:{poll}", f"{PREFIX}counts:{code}:{poll}"]
         flat = self._vote(keys=keys, args=[voter, str(choice), int(self.idle)])
@@ -175,25 +156,23 @@ class RedisStore:
                 counts[index] = max(0, int(value))
         return counts
 
-    @_unavailable
+    @reachable
     def counts(self, code: str, poll: int, choices: int) -> list[int]:
         raw = self.redis.hgetall(f"{PREFIX}counts:{code}:{poll}")
         flat = [x for pair in raw.items() for x in pair]
         return self._counts(flat, choices)
 
-    @_unavailable
-    def present(self, code: str, delta: int) -> int:
-        key = f"{PREFIX}present:{code}"
-        with self.redis.pipeline() as pipe:
-            if delta:
-                pipe.hincrby(key, self.process, delta)
-                pipe.expire(key, int(self.idle))
-            pipe.hvals(key)
-            values = pipe.execute()[-1]
-        n = max(0, sum(int(v) for v in values))
-        if delta:
-            self.groups.send(instructors_group(code), {"kind": "students", "n": n})
-        return n
+    @reachable
+    def present(self, code: str) -> int:
+        return self.seats.count(code)
+
+    @reachable
+    def alive(self, codes: list[str]) -> set[str]:
+        with self.redis.pipeline(transaction=False) as pipe:
+            for code in codes:
+                pipe.exists(_key(code))
+            found = pipe.execute()
+        return {code for code, n in zip(codes, found, strict=True) if n}
 
     def close(self) -> None:
         self.groups.close()

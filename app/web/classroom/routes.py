@@ -50,7 +50,8 @@ STUDENT = codes.STUDENT_COOKIE
 def _unavailable(exc: StoreUnavailable) -> tuple[str, int]:
     current_app.logger.warning("live: the room store is unavailable: %s", exc)
     lang = i18n.select_locale()
-    return render_template("classroom/unavailable.html", lang=lang), 503
+    page = render_template("classroom/unavailable.html", lang=lang, retry=request.method == "GET")
+    return page, 503
 
 
 def _live() -> Classroom:
@@ -62,8 +63,10 @@ def find_room(code: str) -> Room:
     """The room at `code` (404 if none; a code typed loosely redirects to its normal form)."""
     normal = codes.normalize(code)
     room = _live().get(normal)
-    if room is None:
-        abort(404)
+    if room is None:  # ended and forgotten, lost by the store, or mistyped: say which room
+        lang = i18n.select_locale()
+        shown = normal or code[:20]
+        abort(Response(render_template("classroom/gone.html", lang=lang, code=shown), 404))
     if normal != code:
         abort(redirect(url_for(request.endpoint or "classroom.student", code=normal), 308))
     return room
@@ -182,7 +185,7 @@ def student(code: str) -> Any:
     if room.ended:
         return _ended(room)
     live = _live()
-    if live.store.present(room.code, 0) >= live.capacity:
+    if live.store.present(room.code) >= live.capacity:
         return render_template("classroom/full.html", lang=i18n.select_locale(), room=room), 503
     context = page_context(room, "student")
     context["bar"] = live.bar_html(room, context["lang"], attached=True)
@@ -211,9 +214,9 @@ def present(code: str) -> Any:
         "join_page": live.public_url("classroom.join"),
         "unreachable": live.unreachable(),
         "join_url": live.join_url(room),
-        "students": live.store.present(room.code, 0),
+        "students": live.store.present(room.code),
         "controls": live.controls_html(room, lang),
-        "students_html": live.students_html(live.store.present(room.code, 0), lang),
+        "students_html": live.students_html(live.store.present(room.code), lang),
     }
     return render_template("classroom/present.html", **context)
 

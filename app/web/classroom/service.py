@@ -25,6 +25,7 @@ from app.web.classroom import ledger as ledgers
 from app.web.classroom import room as rooms
 from app.web.classroom.backends import open_backends
 from app.web.classroom.fanout import Follower, Relay
+from app.web.classroom.presence import Presence
 from app.web.classroom.render import Cursor, change, regions
 from app.web.classroom.room import Room
 from app.web.classroom.store import RoomStore, StoreUnavailable
@@ -43,6 +44,7 @@ class Classroom:
         self._lock = threading.Lock()
         self._warmed: set[tuple[str, str, str, str]] = set()
         self._fulls: OrderedDict[tuple[str, int, str], bytes] = OrderedDict()
+        self.presence = Presence(self, float(self.config.get("LIVE_PRESENCE_SECONDS", 30)))
 
     @property
     def lab(self) -> Lab:

@@ -14,7 +14,6 @@ instructor's secret.
 
 from __future__ import annotations
 
-import contextlib
 import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -28,6 +27,7 @@ from app.web.classroom import codes, frames, pacing, roster, timer
 from app.web.classroom import room as rooms
 from app.web.classroom.fanout import Follower
 from app.web.classroom.payload import seat
+from app.web.classroom.presence import ENDED, OUTAGE
 from app.web.classroom.room import Room, RoomError
 from app.web.classroom.store import StoreUnavailable, instructors_group, room_group
 from app.web.commands import Refused
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 bp = Blueprint("classroom_socket", __name__)
 
+FULL = "room is full"  # a close reason (1008): the room has as many students as it takes
 DRIVING = {"poll_open", "poll_close", "reveal", "end", "version", "transport", "play", "speed"}
 DRIVING |= {"pace", "gather"}
 
@@ -84,8 +85,11 @@ class Conversation:
 
     def become(self, **changes: Any) -> None:
         """Change what this socket is for the room's sends (language, attached, step)."""
-        f = self.f = replace(self.f, **changes)
+        was, f = self.f, replace(self.f, **changes)
+        self.f = f
         self.ch.tag = seat(f.code, f.lang, f.audience, f.attached)
+        if f.attached != was.attached:
+            self.live.presence.follow(f.code, self.ch, f.attached)
 
     def room(self) -> Room:
         room = self.live.get(self.f.code)
@@ -276,19 +280,22 @@ class Conversation:
 def classroom_socket(ch: Channel, code: str) -> None:
     live = current_app.extensions["classroom"]
     try:
+        if not live.groups.listening:  # it would miss the room's steps: try again later
+            raise StoreUnavailable("the group layer is not listening")
         room = live.get(codes.normalize(code))
+        if room is None or room.ended:  # a page of a room that ended (or the store lost)
+            ch.close(1008, ENDED)
+            return
+        audience = "instructor" if is_instructor(room) else "student"
+        voter = codes.student_id(request.cookies.get(codes.STUDENT_COOKIE))
+        if voter is not None and (audience != "student" or not live.store.known(room.code, voter)):
+            voter = None  # an id this room never issued (or an instructor's browser) votes nothing
     except StoreUnavailable:
         current_app.logger.warning("live socket %s: the room store is unavailable", code[:12])
-        room = None
-    if room is None or room.ended:
-        ch.close(1008, "no such room")
+        ch.close(*OUTAGE)
         return
     lang = i18n.select_locale()
     asked = request.args.get("view", "")
-    audience = "instructor" if is_instructor(room) else "student"
-    voter = codes.student_id(request.cookies.get(codes.STUDENT_COOKIE))
-    if voter is not None and (audience != "student" or not live.store.known(room.code, voter)):
-        voter = None  # an id this room never issued (or an instructor's browser) votes nothing
     talk = Conversation(
         live,
         ch,
@@ -299,25 +306,23 @@ def classroom_socket(ch: Channel, code: str) -> None:
     groups = [room_group(room.code)]
     if audience == "instructor":
         groups.append(instructors_group(room.code))
-    counted = False
+    presence = live.presence
     try:
-        if audience == "student":
-            counted = True
-            if live.store.present(room.code, +1) > live.capacity:
-                ch.close(1013, "room is full")
-                return
+        seated = presence.enter(room.code, ch, audience, voter)
+        if audience == "student" and seated > live.capacity:
+            ch.close(1008, FULL)  # the page tries again a few times, then says to reload
+            return
         for group in groups:
             live.groups.add(group, ch)
         live.warm(room, lang)
         talk.serve()
     except StoreUnavailable:
         current_app.logger.warning("live socket %s: the room store went away", room.code)
+        ch.close(*OUTAGE)
     finally:
         for group in groups:
             live.groups.discard(group, ch)
-        if counted:
-            with contextlib.suppress(StoreUnavailable):  # the count expires with the room
-                live.store.present(room.code, -1)
+        presence.leave(room.code, ch)
 
 
 upgrade.route(bp, "/live/<code>/ws")(classroom_socket)

@@ -5,8 +5,9 @@ The web layer never reaches a room's followers itself: it asks the store to `cha
 with a group send (app.web.groups) to the room's group, `room_group(code)`, whose members are
 every process's followers of the room. The memory store sends under the room's lock, so events
 arrive in `seq` order; the Redis store (redis_store.py) sets and publishes in one MULTI, so they
-do there too. Votes and the count of students present are kept on the side (they change often
-and must not contend with the room's own writes) and announced to the instructors' group only.
+do there too. Votes and the seats of students present (seats.py) are kept on the side (they
+change often and must not contend with the room's own writes); counts go to the instructors'
+group only.
 
 Events are small JSON-able dicts: {"kind": "room", "room": <Room json>, "before": {...}},
 {"kind": "votes", "poll": id, "counts": [...]}, {"kind": "students", "n": total}.
@@ -19,16 +20,14 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from app.web.classroom.errors import StoreUnavailable as StoreUnavailable
 from app.web.classroom.room import Room
+from app.web.classroom.seats import MemorySeats, Seats
 from app.web.groups import Groups
 
 Clock = Callable[[], float]
 # How long an ended room stays readable (its results CSV) before it is forgotten.
 ENDED_KEEP = 3600.0
-
-
-class StoreUnavailable(Exception):
-    """The room store cannot be reached (Redis down or refusing): say so, keep serving."""
 
 
 def room_group(code: str) -> str:
@@ -63,6 +62,9 @@ class RoomStore(Protocol):
 
     idle: float
 
+    @property
+    def seats(self) -> Seats: ...
+
     def create(self, room: Room) -> bool: ...
     def get(self, code: str) -> Room | None: ...
     def change(self, code: str, move: Callable[[Room], Room]) -> tuple[Room, Room]: ...
@@ -72,7 +74,8 @@ class RoomStore(Protocol):
     def vote(self, code: str, poll: int, voter: str, choice: int, choices: int) -> list[int]: ...
     def counts(self, code: str, poll: int, choices: int) -> list[int]: ...
     def voters(self, code: str, poll: int) -> dict[str, int]: ...
-    def present(self, code: str, delta: int) -> int: ...
+    def present(self, code: str) -> int: ...
+    def alive(self, codes: list[str]) -> set[str]: ...
     def close(self) -> None: ...
 
 
@@ -87,7 +90,7 @@ class MemoryStore:
         self._locks: dict[str, threading.Lock] = {}
         self._votes: dict[tuple[str, int], dict[str, int]] = {}
         self._students: dict[str, dict[str, str]] = {}
-        self._present: dict[str, int] = {}
+        self.seats = MemorySeats()
         self._lock = threading.Lock()
 
     def _expired(self, room: Room) -> bool:
@@ -102,7 +105,7 @@ class MemoryStore:
     def _forget(self, code: str) -> None:
         self._rooms.pop(code, None)
         self._locks.pop(code, None)
-        self._present.pop(code, None)
+        self.seats.forget(code)
         self._students.pop(code, None)
         for key in [k for k in self._votes if k[0] == code]:
             del self._votes[key]
@@ -173,12 +176,13 @@ class MemoryStore:
         with self._lock:
             return dict(self._votes.get((code, poll), {}))
 
-    def present(self, code: str, delta: int) -> int:
-        with self._lock:
-            n = self._present[code] = max(0, self._present.get(code, 0) + delta)
-        if delta:
-            self.groups.send(instructors_group(code), {"kind": "students", "n": n})
-        return n
+    def present(self, code: str) -> int:
+        """The open student sockets of the room (presence.py keeps them)."""
+        return self.seats.count(code)
+
+    def alive(self, codes: list[str]) -> set[str]:
+        """Those of `codes` whose room the store still has."""
+        return {code for code in codes if self.get(code) is not None}
 
     def close(self) -> None:
         self.groups.close()

@@ -1,0 +1,228 @@
+"""Who is in a room, kept as this process's open sockets, and the process's presence beat.
+
+Each live socket takes a seat (seats.py) when it opens and gives it up when it closes; one loop
+per process (the presence beat, every third of `LIVE_PRESENCE_SECONDS`) rewrites this
+process's seats with that expiry, so the seats of a process that dies without a word expire
+and the room's count and capacity heal within one expiry. The beat also keeps each page honest
+about its room:
+
+- the count on an instructor's screen is recounted, so followers of a dead process leave it;
+- a room the store no longer has (Redis restarted without persistence, or the room expired)
+  ends on every page of it here: the ended notice, then the socket closes;
+- a store that does not answer closes every live socket here with 1013 ("try again later"):
+  each page says the classroom service is not answering and reconnects with backoff, and is
+  refused with 1013 until the store is back (static/js/classroom-link.js); so does a group
+  layer that is not hearing sends, or heard again after a gap, whose pages missed steps.
+
+`roster(room)` is who the room's students are, for the instructor's devices: each student id
+the room issued, with its nickname, whether it follows, looks back or left, and whether it
+answered the open poll.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+import uuid
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from flask import render_template
+from flask_babel import force_locale
+
+from app.web import concurrency
+from app.web.channel import Channel, Message
+from app.web.classroom.errors import StoreUnavailable
+from app.web.classroom.payload import Follower
+from app.web.classroom.room import Room
+from app.web.classroom.store import instructors_group
+
+if TYPE_CHECKING:
+    from app.web.classroom.service import Classroom
+
+FOLLOWING, LOOKING_BACK = "f", "b"
+OUTAGE = (1013, "store unavailable")  # the close a page retries with backoff
+ENDED = "room ended"  # a close reason the page does not retry
+
+
+@dataclass(frozen=True)
+class Student:
+    """One student of a room as the instructor's devices show them."""
+
+    id: str
+    nick: str  # "" when they gave none
+    state: str  # "following", "looking back" or "left"
+    answered: bool  # voted in the room's open poll
+
+
+class Presence:
+    """This process's sockets per room, and its presence beat (see the module docstring)."""
+
+    def __init__(self, live: Classroom, ttl: float) -> None:
+        self.live = live
+        self.ttl = max(1.0, ttl)
+        self.interval = self.ttl / 3
+        self._rooms: dict[str, dict[Channel, str | None]] = {}  # None: an instructor
+        self._counts: dict[str, int] = {}  # the count last announced per room
+        self._lock = threading.Lock()
+        self._pid = 0
+        self._process = ""
+        self._down = False
+        self._running = False
+        self._since: dict[Channel, int] = {}  # the group layer's epoch when a socket entered
+
+    @property
+    def process(self) -> str:
+        """This process's name in the store's seats (a new one after a fork)."""
+        if self._pid != os.getpid():
+            self._pid, self._process = os.getpid(), uuid.uuid4().hex[:12]
+            self._rooms.clear()
+        return self._process
+
+    # A socket's side -------------------------------------------------------------------------
+
+    def enter(self, code: str, ch: Channel, audience: str, student: str | None) -> int:
+        """Seat a socket (an instructor's is watched, not counted); the room's count after."""
+        value = None if audience == "instructor" else f"{FOLLOWING}:{student or ''}"
+        process = self.process
+        with self._lock:
+            self._rooms.setdefault(code, {})[ch] = value
+            self._since[ch] = self.live.groups.epoch
+            start, self._running = not self._running, True
+        if start:
+            concurrency.spawn(self._loop)
+        store = self.live.store
+        if value is None:
+            n = store.present(code)
+            self._counts[code] = n
+            return n
+        store.seats.sit(code, process, _seat(ch), value, self.ttl)
+        n = store.present(code)
+        self._announce(code, n)
+        return n
+
+    def follow(self, code: str, ch: Channel, attached: bool) -> None:
+        """A student follows the class again, or looks back on their own."""
+        with self._lock:
+            value = self._rooms.get(code, {}).get(ch)
+            if value is None:
+                return
+            value = (FOLLOWING if attached else LOOKING_BACK) + value[1:]
+            self._rooms[code][ch] = value
+        with contextlib.suppress(StoreUnavailable):  # the next beat writes it
+            self.live.store.seats.sit(code, self.process, _seat(ch), value, self.ttl)
+
+    def leave(self, code: str, ch: Channel) -> None:
+        with self._lock:
+            members = self._rooms.get(code, {})
+            value = members.pop(ch, None)
+            self._since.pop(ch, None)
+            if not members:
+                self._rooms.pop(code, None)
+                self._counts.pop(code, None)
+        if value is None:
+            return
+        with contextlib.suppress(StoreUnavailable):  # the seat expires with the beat
+            self.live.store.seats.stand(code, self.process, _seat(ch))
+            self._announce(code, self.live.store.present(code))
+
+    def _announce(self, code: str, n: int) -> None:
+        self._counts[code] = n
+        self.live.groups.send(instructors_group(code), {"kind": "students", "n": n})
+
+    # The beat --------------------------------------------------------------------------------
+
+    def _loop(self) -> None:
+        while True:
+            time.sleep(self.interval)
+            with self._lock:
+                if not self._rooms:
+                    self._running = False  # the next socket starts it again
+                    return
+            try:
+                self.beat()
+            except Exception:  # the beat must outlive any one room's trouble
+                self.live.app.logger.exception("live presence beat failed")
+
+    def beat(self) -> None:
+        """Renew this process's seats, recount for its instructors, end the rooms the store
+        lost, and close every socket while the store does not answer."""
+        with self._lock:
+            rooms = {code: dict(members) for code, members in self._rooms.items() if members}
+        store, groups = self.live.store, self.live.groups
+        try:
+            if not groups.listening:  # the room's sends do not reach this process
+                raise StoreUnavailable("the group layer is not listening")
+            for code, members in rooms.items():
+                seats = {_seat(ch): v for ch, v in members.items() if v is not None}
+                store.seats.renew(code, self.process, seats, self.ttl)
+            alive = store.alive(list(rooms))
+            for code, members in rooms.items():
+                if code not in alive:
+                    self._end(code, list(members))
+                elif None in members.values():
+                    n = store.present(code)
+                    if n != self._counts.get(code):
+                        self._announce(code, n)
+        except StoreUnavailable as exc:
+            if not self._down:
+                self.live.app.logger.warning("live rooms: the store is not answering: %s", exc)
+            self._down = True
+            for members in rooms.values():
+                for ch in members:
+                    ch.close(*OUTAGE)
+            return
+        if self._down:
+            self.live.app.logger.warning("live rooms: the store answers again")
+        self._down = False
+        # Sockets that were open while this process heard nothing missed steps: they reconnect
+        # (1013) and get the room's state; those opened since then heard everything.
+        for members in rooms.values():
+            for ch in members:
+                if self._since.get(ch, groups.epoch) < groups.epoch:
+                    ch.close(*OUTAGE)
+
+    def _end(self, code: str, members: list[Channel]) -> None:
+        """The store lost room `code`: its pages here say the class ended, then close."""
+        app = self.live.app
+
+        def notice(tag: Hashable) -> str | None:
+            f = tag if isinstance(tag, Follower) else Follower(code, "en")
+            with force_locale(f.lang):
+                return render_template("classroom/_gone.html", lang=f.lang, audience=f.audience)
+
+        message = Message(notice, close=ENDED)
+        with app.test_request_context("/"):
+            for ch in members:
+                if not ch.offer(message):
+                    ch.abort()
+
+    # The roster ------------------------------------------------------------------------------
+
+    def roster(self, room: Room) -> list[Student]:
+        """The room's students, by nickname then id (see the module docstring)."""
+        store = self.live.store
+        states: dict[str, set[str]] = {}
+        for value in store.seats.gather(room.code):
+            state, _, student = value.partition(":")
+            if student:
+                states.setdefault(student, set()).add(state)
+        voted = store.voters(room.code, room.poll.id) if room.poll is not None else {}
+        students = [
+            Student(student, nick, _state(states.get(student, set())), student in voted)
+            for student, nick in store.students(room.code).items()
+        ]
+        return sorted(students, key=lambda s: (s.nick == "", s.nick.casefold(), s.id))
+
+
+def _seat(ch: Channel) -> str:
+    return format(id(ch), "x")  # unique among this process's open sockets
+
+
+def _state(states: set[str]) -> str:
+    if FOLLOWING in states:
+        return "following"
+    return "looking back" if states else "left"
