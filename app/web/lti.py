@@ -17,14 +17,13 @@ client assertion. This module only maps a launch to a scenario and a lesson to a
 
 Registration comes from LAB_LTI_CONFIG, a pylti1p3 tool configuration file (JSON, one entry per
 platform issuer, with the tool's key files relative to it). Launch data are kept on the server
-in a bounded in-memory store keyed by the launch id (an id_token does not fit in a cookie);
-several server processes would need a shared store.
+keyed by the launch id (an id_token does not fit in a cookie), in the lab's store
+(app.web.lti_store): Redis with LAB_REDIS_URL, so launches survive a restart and work with
+--workers; else this process's memory.
 """
 
 from __future__ import annotations
 
-import threading
-import time
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -41,7 +40,7 @@ from flask import (
     request,
     url_for,
 )
-from flask_babel import force_locale
+from flask_babel import force_locale, gettext
 from pylti1p3.contrib.flask import FlaskMessageLaunch, FlaskOIDCLogin, FlaskRequest
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.exception import LtiException, OIDCException
@@ -51,8 +50,10 @@ from pylti1p3.lineitem import LineItem
 from pylti1p3.tool_config import ToolConfJsonFile
 
 from app.bounded_json import JsonRefused, read_json
+from app.web.classroom.errors import StoreUnavailable
 from app.web.course import questions
 from app.web.i18n import select_locale
+from app.web.lti_store import LaunchCache, open_cache
 
 bp = Blueprint("lti", __name__, url_prefix="/lti")
 
@@ -60,33 +61,10 @@ CUSTOM = "https://purl.imsglobal.org/spec/lti/claim/custom"
 TARGET = "https://purl.imsglobal.org/spec/lti/claim/target_link_uri"
 
 
-class MemoryCache:
-    """A small thread-safe TTL map with pylti1p3's cache interface (get, set with expiry)."""
-
-    def __init__(self, limit: int = 10000) -> None:
-        self._items: dict[str, tuple[float, Any]] = {}
-        self._lock = threading.Lock()
-        self._limit = limit
-
-    def get(self, key: str) -> Any:
-        with self._lock:
-            item = self._items.get(key)
-            if item is None or item[0] < time.monotonic():
-                self._items.pop(key, None)
-                return None
-            return item[1]
-
-    def set(self, key: str, value: Any, exp: int | None = None) -> None:
-        with self._lock:
-            if len(self._items) >= self._limit:  # drop the soonest to expire
-                del self._items[min(self._items, key=lambda k: self._items[k][0])]
-            self._items[key] = (time.monotonic() + (exp or 7200), value)
-
-
 class LaunchStore(CacheDataStorage[Any]):
-    """pylti1p3's cache-backed launch data storage over one app's MemoryCache."""
+    """pylti1p3's cache-backed launch data storage over the app's cache (lti_store.py)."""
 
-    def __init__(self, cache: MemoryCache) -> None:
+    def __init__(self, cache: LaunchCache) -> None:
         super().__init__()
         self._cache = cache  # type: ignore[assignment]  # pylti1p3 declares it None
 
@@ -102,6 +80,13 @@ def _refuse(message: str, code: int = 400) -> tuple[str, int]:
     lang = select_locale()
     with force_locale(lang):
         return render_template("lti/error.html", lang=lang, message=message), code
+
+
+@bp.errorhandler(StoreUnavailable)
+def _unavailable(exc: StoreUnavailable) -> tuple[str, int]:
+    current_app.logger.warning("LTI: the launch store is unavailable: %s", exc)
+    with force_locale(select_locale()):
+        return _refuse(gettext("The lab's store is not answering. Launch again in a moment."), 503)
 
 
 @bp.route("/login", methods=["GET", "POST"])
@@ -254,7 +239,7 @@ def jwks() -> Any:
 
 
 def init_app(app: Flask) -> None:
-    app.extensions["lti-cache"] = MemoryCache()
+    app.extensions["lti-cache"] = open_cache(app.config)
     if app.config.get("LTI_CONFIG") and not app.secret_key:
         import secrets
 
