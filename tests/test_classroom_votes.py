@@ -76,3 +76,27 @@ def test_a_student_who_opens_the_page_again_keeps_one_vote(live_server: str):
     assert _counts(teacher.until('data-choice="1" data-count="1"'))[0] == 0
     for s in (teacher, *tabs):
         s.close()
+
+
+def test_the_roster_says_who_follows_looks_back_left_and_answered():
+    from app.web.classroom import room as rooms
+    from app.web.factory import create_app
+
+    live = create_app({"TESTING": True}).extensions["classroom"]
+    room, _token = live.create("pagination", "2025-06-18", "stdio")
+    store = live.store
+    ann, bob, cat = "a" * 16, "b" * 16, "c" * 16
+    store.admit(room.code, ann, "Ann")
+    store.admit(room.code, bob)
+    store.admit(room.code, cat, "cat")
+    store.seats.sit(room.code, "p1", "s1", f"f:{ann}", 30)
+    store.seats.sit(room.code, "p2", "s2", f"b:{bob}", 30)
+    store.seats.sit(room.code, "p2", "s3", "f:", 30)  # a socket without a student: not listed
+    _, room = store.change(room.code, lambda r: rooms.open_poll(r, 1.0, 3, 1))
+    store.vote(room.code, room.poll.id, bob, 2, 3)
+    roster = live.presence.roster(room)
+    assert [(s.nick, s.state, s.answered) for s in roster] == [
+        ("Ann", "following", False),
+        ("cat", "left", False),
+        ("", "looking back", True),
+    ]
