@@ -9,7 +9,11 @@ the frames the room's group sends queued for it.
 Commands are JSON objects. A student may browse the steps the class has reached ("detached"),
 catch up, vote, and pick a view or a language; anything that would change the room is refused
 unless the socket carries the instructor's cookie. The socket never learns or sends the
-instructor's secret.
+instructor's secret. A vote counts only from a student the room issued (its student cookie).
+
+How a socket is closed tells its page what to do (static/js/classroom-link.js): 1013 while the
+store is away (retry with backoff), 1008 "room is full" (retry a few times), 1008 "room ended"
+(stop: the class is over, or the store lost the room).
 """
 
 from __future__ import annotations
