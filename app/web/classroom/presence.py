@@ -77,9 +77,13 @@ class Presence:
     @property
     def process(self) -> str:
         """This process's name in the store's seats (a new one after a fork)."""
-        if self._pid != os.getpid():
+        if self._pid != os.getpid():  # a forked child holds none of its parent's sockets
             self._pid, self._process = os.getpid(), uuid.uuid4().hex[:12]
-            self._rooms.clear()
+            with self._lock:
+                self._rooms.clear()
+                self._since.clear()
+                self._counts.clear()
+                self._running = False  # the parent's beat did not come along
         return self._process
 
     # A socket's side -------------------------------------------------------------------------
