@@ -293,3 +293,14 @@ def test_each_challenges_solution_can_be_played_from_the_panels_forms(client, si
     page = client.get(location).text
     moves = len(solution["solution"])
     assert f"Goal reached with {moves} move" in page
+
+
+def test_the_panel_alone_in_another_language(client):
+    value = value_of(move(client, "change=pageSize&server=files&value=2"))
+    answer = client.get(f"/scenario/pagination/whatif/panel?whatif={value}&lang=zh&step=7")
+    assert answer.status_code == 200
+    assert answer.text.lstrip().startswith('<section id="whatif"')
+    assert 'lang="zh"' in answer.text and "你正在探索一个假设：1 处改动。" in answer.text
+    assert 'data-fill="at">7<' in answer.text
+    broken = client.get("/scenario/pagination/whatif/panel?whatif=1.x&lang=ru")
+    assert broken.status_code == 200 and "whatif-error" in broken.text
