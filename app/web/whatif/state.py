@@ -5,12 +5,14 @@ draws its trace like any other (the region renderer, app.web.pages) under the id
 `<base>~<digest of the value>`: every key, link and cached part follows that id, so two students
 who open the same link share the markup, and the base scenario's own cache is never touched.
 `Explored` is the scenario-like object the renderer reads; its `link(**query)` keeps the
-`whatif=` value in every stepper, timeline and language link. `WhatIfLab` is the shared Lab with
-that one more id: its trace, its schema badges (checked once, with the run) and everything else
-from the shared Lab.
+`whatif=` value in every stepper, timeline and language link; its schema badges are checked
+once, with the run.
 
-Runs are pure functions of the value, kept in a small bounded table per app (`RUNS`), so the
-page and its socket do not run the engine twice, and a refused value is remembered as refused.
+Runs are pure functions of the value, kept in a small bounded table per app (`Runs`, the
+Lab's `explored`), so the page and its socket do not run the engine twice, a refused value is
+remembered as refused, and whatever asks the shared Lab for a what-if's trace finds it. A socket
+serves its what-if through `WhatIfLab`, which keeps that run the newest in the table while the
+socket is in use (an evicted run is simply run again from the link).
 """
 
 from __future__ import annotations
