@@ -23,16 +23,8 @@ from app.web.whatif.state import Explored
 DEFAULT_PAGE_SIZE = 50  # docs/SCENARIOS.md: a server's pageSize default
 DEFAULT_TTL_MS = 300_000
 COUNTS = ("messages", "roundTrips", "bytes", "lists")
-SERVER_KINDS = (
-    "pageSize",
-    "ttl",
-    "pageTtl",
-    "listChanged",
-    "addTool",
-    "removeTool",
-    "renameTool",
-    "toolSchema",
-)
+# the world changes that edit one server come first in the engine's list, up to twinServer
+SERVER_KINDS = WORLD_CHANGES[: WORLD_CHANGES.index("twinServer")]
 
 
 @dataclass(frozen=True)
