@@ -23,6 +23,7 @@ htmx = Htmx()
 def init_app(app: Flask) -> None:
     """Bind the extensions and register the blueprints of the web shell."""
     from app.web import (
+        author,
         bodies,
         classroom,
         course,
@@ -69,3 +70,4 @@ def init_app(app: Flask) -> None:
     watch.init_app(app)
     recorded.init_app(app)
     classroom.init_app(app)
+    author.init_app(app)

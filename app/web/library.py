@@ -14,6 +14,7 @@ from typing import Any
 
 from flask import Blueprint, current_app, render_template
 
+from app.engine.challenge import Challenge, challenge_of
 from app.web.i18n import select_locale
 
 bp = Blueprint("library", __name__)
@@ -43,13 +44,21 @@ def unavailable(errors: list[Any]) -> list[Any]:
     return [*grouped.values(), *loose]
 
 
+def challenge(scenario: Any) -> Challenge | None:
+    """The scenario's challenge (a goal to reach with a few moves), or None for a lesson."""
+    return challenge_of(scenario) if isinstance(getattr(scenario, "data", None), dict) else None
+
+
 @bp.get("/")
 def index() -> str:
     lab = current_app.extensions["lab"]
     library = lab.library
+    every = list(library.scenarios.values())
+    challenges = [(s, c) for s in every if (c := challenge(s)) is not None]
     return render_template(
         "library.html",
         lang=select_locale(),
-        scenarios=list(library.scenarios.values()),
+        scenarios=[s for s in every if challenge(s) is None],
+        challenges=challenges,
         errors=unavailable(list(library.errors)),
     )

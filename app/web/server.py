@@ -70,6 +70,8 @@ def options(host: str, port: int, workers: int = 1) -> dict[str, Any]:
         "timeout": 120,
         "graceful_timeout": 5,
         "keepalive": HEAD_TIMEOUT,
+        # Links carry data (whatif=, /author?scenario=): gunicorn's most, not its 4,094 default.
+        "limit_request_line": 8190,
         "accesslog": "-",
         "errorlog": "-",
         "loglevel": "info",
