@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import base64
 import html
+import random
 import re
 import shutil
+import urllib.parse
+import urllib.request
 import zlib
 from pathlib import Path
 
@@ -20,6 +23,7 @@ from app.engine.scenario import default_scenarios_dir
 from app.engine.whatif import WhatIf, encode
 from app.web.author import share
 from app.web.factory import create_app
+from tests.hostile import gunicorn
 
 SHIPPED = default_scenarios_dir()
 SMALL = (SHIPPED / "challenge-silent-server.yaml").read_text("utf-8")
@@ -341,3 +345,23 @@ def test_the_library_lists_challenges_apart_from_lessons_with_their_goal():
     assert "Goal" in card and "desk__merge_tickets" in card and "1 move" in card
     zh = create_app({"TESTING": True}).test_client().get("/?lang=zh").get_data(as_text=True)
     assert "挑战" in zh and "目标" in zh
+
+
+# --- Under gunicorn's gevent worker, as `mcp-lab serve` runs it ---
+
+
+def test_under_gevent_a_check_runs_and_a_long_share_link_fits_the_request_line():
+    """The check leaves the hub for a native thread (app.web.author.checking) and comes back
+    with the same lines; a link of nearly 8,000 characters passes gunicorn's request line."""
+    noise = base64.b64encode(random.Random(17).randbytes(3_000)).decode()
+    text = SMALL + f"# {noise}\n"
+    value = share.encode(text)
+    assert 7_000 < len(value) <= share.MAX_VALUE
+    broken = SMALL.replace("listChanged: false", "listChanged: maybe", 1)
+    body = urllib.parse.urlencode({"text": broken}).encode()
+    with gunicorn() as (base, _):
+        checked = urllib.request.Request(f"{base}/author/check", body, OWN | {"HX-Request": "1"})
+        with urllib.request.urlopen(checked, timeout=120) as answer:
+            assert error_lines(answer.read().decode()) == preview(broken).lines
+        with urllib.request.urlopen(f"{base}/author?scenario={value}", timeout=120) as answer:
+            assert textarea(answer.read().decode()) == text

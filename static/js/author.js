@@ -108,5 +108,12 @@
       event.detail.isError = false;
     }
   });
+  /* A text far past the bound is refused before it is read (413): say so beside the text. */
+  document.addEventListener("htmx:responseError", function (event) {
+    var status = $("author-status");
+    if (status && event.detail.target && event.detail.target.id === "author-result") {
+      status.textContent = status.dataset.refused;
+    }
+  });
   document.addEventListener("htmx:afterSettle", prepare);
 })();

@@ -119,18 +119,18 @@ def _started(args: Any, lang: str) -> Editor:
 
 
 def _from_whatif(editor: Editor, value: str, lang: str) -> None:
+    """The YAML "Save as scenario" writes for the what-if `value` (its sentence if refused)."""
     lab = current_app.extensions["lab"]
-
-    def made() -> str:
-        whatif = decode(value)
-        scenario = lab.library.scenarios.get(whatif.scenario)
-        base = None
-        if scenario is not None and whatif.version in scenario.versions:
-            base = lab.trace(whatif.scenario, whatif.version, whatif.transport)
-        return to_yaml(run_whatif(whatif, lab.library.scenarios, base))
-
     try:
-        text = checker().call(made)
+        whatif = decode(value)
+        scenarios = lab.library.scenarios
+        base = None
+        scenario = scenarios.get(whatif.scenario)
+        seen = scenario is not None and whatif.version in scenario.versions
+        if seen and whatif.transport in scenario.transports:  # the viewer's cached trace
+            base = lab.trace(whatif.scenario, whatif.version, whatif.transport)
+        # only the engine's run leaves the request's greenlet (no lock of the Lab in a thread)
+        text = checker().call(lambda: to_yaml(run_whatif(whatif, scenarios, base)))
     except WhatIfError as exc:
         editor.start_error = pick(exc.text, lang)
         return
