@@ -308,6 +308,11 @@ def test_a_hostile_file_name_is_refused_and_nothing_is_written(
     assert not (folder.parent / "my-challenge.yaml").exists()
 
 
+def test_a_text_not_named_yet_is_saved_under_its_id(client, folder):
+    answer = save(client, name="")
+    assert answer.status_code == 200 and (folder / "my-challenge.yaml").read_text("utf-8") == MINE
+
+
 def test_a_name_that_is_not_the_id_or_a_link_out_of_the_folder_is_refused(client, folder, tmp_path):
     other = save(client, name="other-name.yaml")
     assert other.status_code == 400 and "followed by .yaml" in other.get_data(as_text=True)

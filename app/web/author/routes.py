@@ -39,6 +39,7 @@ from app.web.lab import Lab
 
 bp = Blueprint("author", __name__)
 VIEWS = ("overview", "transport", "transform", "output")
+UNNAMED = "scenario.yaml"  # the file name of a text nobody named (its errors say it)
 FORM_BYTES = 1024 * 1024  # a 64,000-character text, URL-encoded, is at most ~580 kB
 
 
@@ -51,7 +52,7 @@ class Editor:
     """What the page shows: the text and its file name, where it came from, and its check."""
 
     text: str = ""
-    name: str = "scenario.yaml"
+    name: str = UNNAMED
     whatif: str = ""  # the what-if the text was made from, while it is unchanged
     origin: str = ""  # digest of the text as it was made from the what-if
     version: str = ""
@@ -64,7 +65,7 @@ class Editor:
 
     @property
     def file(self) -> str:
-        return self.name if shelf.NAME.fullmatch(self.name) else "scenario.yaml"
+        return self.name if shelf.NAME.fullmatch(self.name) else UNNAMED
 
     @property
     def steps(self) -> int:
@@ -149,7 +150,7 @@ def _posted() -> Editor:
     go = form.get("go") or form.get("at") or "1"
     return Editor(
         text=normal(form.get("text", ""))[: MAX_CHARS + 1],
-        name=form.get("name", "scenario.yaml")[:100].strip() or "scenario.yaml",
+        name=form.get("name", UNNAMED)[:100].strip() or UNNAMED,
         whatif=form.get("whatif", "")[: share.MAX_VALUE],
         origin=form.get("origin", "")[:64],
         version=form.get("version", "")[:20],
@@ -241,7 +242,10 @@ def save() -> ResponseReturnValue:
             current_app.config.get("INSTRUCTOR_KEY", ""),
         ):
             raise shelf.SaveRefused("rights")
-        shelf.check_name(editor.name, _id_of(editor))
+        sid = _id_of(editor)
+        if editor.name == UNNAMED:  # a text not named yet is saved under its id
+            editor.name = f"{sid}.yaml"
+        shelf.check_name(editor.name, sid)
         replace = request.form.get("replace") == "1"
         shelf.save(current_app.config["SCENARIOS_DIR"], editor.name, editor.text, replace=replace)
     except shelf.SaveRefused as exc:
