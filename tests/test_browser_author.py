@@ -16,6 +16,7 @@ from playwright.sync_api import Browser, Page, expect
 from app.web.factory import create_app
 from tests.conftest import served_from_a_thread
 from tests.test_browser_security import CAPTURE, WATCH, violations
+from tests.test_browser_viewer import axe_problems
 from tests.xss import PAYLOADS, hostile_scenario
 
 pytestmark = pytest.mark.browser
@@ -79,7 +80,29 @@ def test_an_error_shows_its_line_and_the_fix_brings_the_preview_back(browser, la
         page.get_by_role("button", name="First").click()
         expect(counter).to_have_attribute("data-step", "1")
         expect(page.locator("#panel-transport")).to_be_visible()
+        assert axe_problems(page) == []
         assert violations(page) == [] and problems == []
+    finally:
+        page.context.close()
+
+
+def test_the_library_shows_a_challenge_reached_in_this_browser(browser, lab):
+    page, problems = watched(browser, lab)
+    try:
+        page.goto("/")
+        state = page.locator('[data-challenge-state="challenge-silent-server"]')
+        expect(state).to_be_hidden()
+        page.evaluate(
+            """localStorage.setItem("mcp-lab:challenge:challenge-silent-server",
+                                    JSON.stringify({reached: true, best: 1}))"""
+        )
+        page.reload()
+        expect(state).to_have_text("Goal reached in this browser (fewest moves: 1)")
+        expect(page.locator("#card-challenge-silent-server")).to_have_attribute(
+            "data-reached", "true"
+        )
+        expect(page.locator('[data-challenge-state="challenge-two-searches"]')).to_be_hidden()
+        assert problems == []
     finally:
         page.context.close()
 
