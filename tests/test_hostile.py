@@ -565,12 +565,12 @@ def test_an_upload_over_the_limit_is_a_413_page_under_gunicorn_even_from_a_slow_
 @pytest.mark.parametrize(
     ("head", "status"),
     [
-        (b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414),
+        (b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414),
         (b"GET / HTTP/1.1\r\nHost: x\r\n" + b"X-A: b\r\n" * 200 + b"\r\n", 431),
         (b"NOT HTTP AT ALL\r\n\r\n", 400),
         (PAYLOADS["random bytes"].replace(b"\n", b"") + b"\r\n\r\n", 400),
     ],
-    ids=["a URI over 4,094 bytes", "200 headers", "a broken request line", "random bytes"],
+    ids=["a URI over 8,190 bytes", "200 headers", "a broken request line", "random bytes"],
 )
 def test_gunicorn_s_own_error_answers_carry_the_security_headers(
     gevent_lab: tuple[str, Path], head: bytes, status: int
