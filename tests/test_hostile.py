@@ -35,8 +35,9 @@ from werkzeug.routing import Rule
 from app.probe.http_peer import HttpPeer
 from app.probe.peers import StdioPeer
 from app.serving.catalog import load_served
-from app.serving.endpoint import HttpRequest, HttpResponse, McpEndpoint
+from app.serving.endpoint import McpEndpoint
 from app.serving.http import HttpShell, loopback_origins
+from app.serving.http_messages import HttpRequest, HttpResponse
 from app.serving.stdio import ChangingStdio
 from app.serving.stdio_server import MAX_LINE, answer_line, build_server, serve_stdio
 from app.web.factory import create_app

@@ -19,7 +19,8 @@ from typing import Any
 from app.mcp import versions
 from app.mcp.framing import parse_sse
 from app.serving.catalog import load_served
-from app.serving.endpoint import HttpRequest, HttpResponse, McpEndpoint, Push
+from app.serving.endpoint import McpEndpoint
+from app.serving.http_messages import HttpRequest, HttpResponse, Push
 from tests.pair import initialize_request
 
 REPO = Path(__file__).resolve().parent.parent

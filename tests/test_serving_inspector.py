@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 
 from app.serving.catalog import load_served
-from app.serving.endpoint import Exchange, McpEndpoint
+from app.serving.conversations import Exchange
+from app.serving.endpoint import McpEndpoint
 from app.serving.http import HttpShell, loopback_origins
 from tests.test_mcp_interop import Wire
 

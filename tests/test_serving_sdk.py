@@ -32,7 +32,8 @@ from mcp.client.streamable_http import streamable_http_client
 from app.mcp import versions
 from app.mcp.server import demo_value
 from app.serving.catalog import ServedServer, load_served
-from app.serving.endpoint import Exchange, McpEndpoint
+from app.serving.conversations import Exchange
+from app.serving.endpoint import McpEndpoint
 from app.serving.http import HttpShell, loopback_origins
 from tests.test_mcp_interop import RecordingTransport, Wire, assert_valid
 

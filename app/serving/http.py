@@ -28,7 +28,8 @@ import h11
 
 from app.bounded_json import JsonRefused
 
-from .endpoint import MAX_MESSAGE, HttpRequest, HttpResponse, McpEndpoint, Push, refused_body
+from .endpoint import McpEndpoint
+from .http_messages import MAX_MESSAGE, HttpRequest, HttpResponse, Push, refused_body
 
 __all__ = ["HttpShell", "loopback_origins"]
 

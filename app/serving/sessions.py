@@ -25,7 +25,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.engine.recorder import Recorder, StepCap, session_state
 from app.engine.step import ClientState, ServerState, State, Step, Text
@@ -37,9 +37,7 @@ from app.mcp.jsonrpc import Message
 from app.mcp.tooldiff import diff_tools
 
 from .catalog import Change, ServedServer
-
-if TYPE_CHECKING:
-    from .endpoint import Exchange
+from .conversations import Exchange
 
 __all__ = ["SessionLog"]
 
