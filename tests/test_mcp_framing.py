@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.mcp import framing
+from app.mcp import framing, http
 from app.mcp.schemas import check_message
 from tests.pair import initialize_request
 
@@ -146,8 +146,8 @@ def test_http_sse_2024_opens_the_stream_first_and_answers_on_it():
 )
 def test_header_values_use_the_base64_sentinel_when_not_plain_ascii(value, header):
     # the spec's own examples (2026-07-28, Streamable HTTP, Value Encoding)
-    assert framing.header_value(value) == header
-    assert framing.read_header_value(header) == value
+    assert http.header_value(value) == header
+    assert http.read_header_value(header) == value
 
 
 def test_a_hostile_tool_name_cannot_inject_a_header():
@@ -156,7 +156,7 @@ def test_a_hostile_tool_name_cannot_inject_a_header():
     call = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": name}}
     _, headers, body = framing.parse_http_request(link.client_message(call).text)
     assert "X-Evil" not in headers
-    assert framing.read_header_value(headers["Mcp-Name"]) == name == body["params"]["name"]
+    assert http.read_header_value(headers["Mcp-Name"]) == name == body["params"]["name"]
 
 
 def test_the_legacy_get_stream_carries_the_negotiated_version_from_2025_06_18():
@@ -237,7 +237,7 @@ def test_param_headers_are_encoded_and_omitted_when_absent_or_null():
     _, headers, _ = framing.parse_http_request(
         link.client_message(_sql_call({"region": "東京", "query": "q"}), SQL_TOOL).text
     )
-    assert framing.read_header_value(headers["Mcp-Param-Region"]) == "東京"
+    assert http.read_header_value(headers["Mcp-Param-Region"]) == "東京"
     assert headers["Mcp-Param-Region"].startswith("=?base64?")
     for arguments in ({"query": "q"}, {"region": None, "query": "q"}):
         _, headers, _ = framing.parse_http_request(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.mcp import framing
+from app.mcp import http
 from app.mcp.params import header_params, invalid_header_params, param_headers
 
 # The spec's own example tool.
@@ -69,7 +69,7 @@ def test_nested_properties_are_reachable_and_read_at_their_exact_path():
 def test_values_are_converted_then_encoded(kind, value, header):
     schema = obj(v={"type": kind, "x-mcp-header": "Val"})
     assert param_headers(schema, {"v": value}) == [("Mcp-Param-Val", header)]
-    assert framing.read_header_value(header) == (
+    assert http.read_header_value(header) == (
         value if isinstance(value, str) else header  # only text is ever sentinel-encoded
     )
 

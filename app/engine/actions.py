@@ -1,15 +1,16 @@
 """The script's verbs: what each scenario action does to the world of a run.
 
-`VERBS` maps each verb of a scenario file to a function of the runner, the verb's argument and
-the whole action. Each pushes work into the world (a client call, a catalog change, a clock
-jump) and emits the steps that send nothing; message deliveries are the runner's business.
+`VERBS` maps each verb of a scenario file to a function of the run (a `Stage`, app.engine.stage),
+the verb's argument and the whole action. Each pushes work into the world (a client call, a
+catalog change, a clock jump) and emits the steps that send nothing; message deliveries are the
+runner's business.
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.mcp import events as ev
 from app.mcp import versions
@@ -18,9 +19,7 @@ from app.mcp.tooldiff import diff_tools
 
 from . import context_actions, interventions, narration, offer_actions, polling
 from .recorder import actor
-
-if TYPE_CHECKING:
-    from .runner import Runner
+from .stage import Stage
 
 
 class TraceError(Exception):
@@ -35,11 +34,11 @@ def seconds(ms: int) -> str:
     return f"{ms / 1000:g}"
 
 
-def targets(run: Runner, target: str) -> list[str]:
+def targets(run: Stage, target: str) -> list[str]:
     return list(run.world.servers) if target == "all" else [target]
 
 
-def connect(run: Runner, target: str, action: dict[str, Any]) -> None:
+def connect(run: Stage, target: str, action: dict[str, Any]) -> None:
     for sid in targets(run, target):
         link = run.world.links.get(sid)
         if link is not None and link.flavour == "http+sse":
@@ -57,7 +56,7 @@ def connect(run: Runner, target: str, action: dict[str, Any]) -> None:
             run.settle()
 
 
-def list_tools(run: Runner, target: str, action: dict[str, Any]) -> None:
+def list_tools(run: Stage, target: str, action: dict[str, Any]) -> None:
     for sid in targets(run, target):
         if interventions.unready(run, sid):
             continue
@@ -84,7 +83,7 @@ def list_tools(run: Runner, target: str, action: dict[str, Any]) -> None:
             run.settle()
 
 
-def refresh(run: Runner, target: str, action: dict[str, Any]) -> None:
+def refresh(run: Stage, target: str, action: dict[str, Any]) -> None:
     for sid in targets(run, target):
         if interventions.unready(run, sid):
             continue
@@ -104,7 +103,7 @@ def refresh(run: Runner, target: str, action: dict[str, Any]) -> None:
         run.cancellations(sid, out)
 
 
-def model_request(run: Runner, prompt: str, action: dict[str, Any]) -> None:
+def model_request(run: Stage, prompt: str, action: dict[str, Any]) -> None:
     run.world.model_prompt = prompt
     tools = run.world.host.model_request(run.world.tool_snapshots(), run.world.instructions())
     names = [t["name"] for t in tools]
@@ -133,7 +132,7 @@ def model_request(run: Runner, prompt: str, action: dict[str, Any]) -> None:
     context_actions.describe_request(run)  # instructions, deferred tools: the host's choices
 
 
-def advance_clock(run: Runner, ms: int, action: dict[str, Any]) -> None:
+def advance_clock(run: Stage, ms: int, action: dict[str, Any]) -> None:
     def jump(by: int) -> None:
         run.world.clock.advance(by)
         run.emit(
@@ -147,7 +146,7 @@ def advance_clock(run: Runner, ms: int, action: dict[str, Any]) -> None:
     polling.advance(run, ms, jump, lambda sid: list_tools(run, sid, {}))
 
 
-def server_change(run: Runner, sid: str, action: dict[str, Any]) -> None:
+def server_change(run: Stage, sid: str, action: dict[str, Any]) -> None:
     server = run.world.servers[sid]
     tools = copy.deepcopy(server.tools)
     removed = set(action.get("remove", []))
@@ -168,7 +167,7 @@ def server_change(run: Runner, sid: str, action: dict[str, Any]) -> None:
     )
 
 
-def deliver_next(run: Runner, count: int, action: dict[str, Any]) -> None:
+def deliver_next(run: Stage, count: int, action: dict[str, Any]) -> None:
     # A delivery may put a reply in flight; it counts towards n like any other message.
     for _ in range(count):
         if not run.world.queue:
@@ -176,18 +175,18 @@ def deliver_next(run: Runner, count: int, action: dict[str, Any]) -> None:
         run.deliver()
 
 
-def deliver_newest(run: Runner, count: int, action: dict[str, Any]) -> None:
+def deliver_newest(run: Stage, count: int, action: dict[str, Any]) -> None:
     for _ in range(count):
         if not run.world.queue:
             break
         run.deliver(len(run.world.queue) - 1)
 
 
-def settle_all(run: Runner, _: Any, action: dict[str, Any]) -> None:
+def settle_all(run: Stage, _: Any, action: dict[str, Any]) -> None:
     run.settle()
 
 
-def send_by_hand(run: Runner, sid: str, action: dict[str, Any]) -> None:
+def send_by_hand(run: Stage, sid: str, action: dict[str, Any]) -> None:
     client = run.world.clients[sid]
     params = copy.deepcopy(action.get("params"))
     if client.era is versions.Era.MODERN:
@@ -195,13 +194,13 @@ def send_by_hand(run: Runner, sid: str, action: dict[str, Any]) -> None:
     run.send_from_client(sid, client.raw_request(action["method"], params), host_started=True)
 
 
-def call_tool(run: Runner, model_name: str, action: dict[str, Any]) -> None:
+def call_tool(run: Stage, model_name: str, action: dict[str, Any]) -> None:
     prepared = prepare(run, model_name, action)
     if prepared is not None:
         run_prepared(run, prepared)
 
 
-def prepare(run: Runner, model_name: str, action: dict[str, Any]) -> PreparedCall | None:
+def prepare(run: Stage, model_name: str, action: dict[str, Any]) -> PreparedCall | None:
     snaps = run.world.tool_snapshots()
     row = run.world.host.resolve(model_name, snaps)
     given = {t["name"] for t in run.world.host.last_model_tools}
@@ -223,7 +222,7 @@ def prepare(run: Runner, model_name: str, action: dict[str, Any]) -> PreparedCal
     return prepared
 
 
-def run_prepared(run: Runner, prepared: PreparedCall) -> None:
+def run_prepared(run: Stage, prepared: PreparedCall) -> None:
     snaps = run.world.tool_snapshots()
     problem = run.world.host.revalidate(prepared, snaps)
     if problem is not None:
@@ -249,7 +248,7 @@ def run_prepared(run: Runner, prepared: PreparedCall) -> None:
     run.send_from_client(prepared.server_id, out, host_started=True)
 
 
-def put_to_user(run: Runner, prepared: PreparedCall, snaps: dict[str, Any]) -> None:
+def put_to_user(run: Stage, prepared: PreparedCall, snaps: dict[str, Any]) -> None:
     """A host that confirms calls decides here: run it, or ask the user (who agrees, in the lab).
     Annotations only count when the user trusts the server that wrote them."""
     tool = next(t for t in snaps[prepared.server_id] if t.get("name") == prepared.tool)
@@ -268,7 +267,7 @@ def put_to_user(run: Runner, prepared: PreparedCall, snaps: dict[str, Any]) -> N
     )
 
 
-def prepare_call(run: Runner, model_name: str, action: dict[str, Any]) -> None:
+def prepare_call(run: Stage, model_name: str, action: dict[str, Any]) -> None:
     prepared = prepare(run, model_name, action)
     if prepared is None:
         return
@@ -285,18 +284,18 @@ def prepare_call(run: Runner, model_name: str, action: dict[str, Any]) -> None:
     )
 
 
-def run_call(run: Runner, label: str, action: dict[str, Any]) -> None:
+def run_call(run: Stage, label: str, action: dict[str, Any]) -> None:
     prepared = run.world.prepared.get(label)
     if prepared is not None:  # else its prepare_call was refused, and a step said why
         run_prepared(run, prepared)
 
 
-def set_user(run: Runner, user: str, action: dict[str, Any]) -> None:
+def set_user(run: Stage, user: str, action: dict[str, Any]) -> None:
     run.world.host.user = user
     run.emit("internal", "host", "host", phrase="host.set-user", params={"user": user})
 
 
-def set_host(run: Runner, settings: dict[str, Any], action: dict[str, Any]) -> None:
+def set_host(run: Stage, settings: dict[str, Any], action: dict[str, Any]) -> None:
     if "rebuildEveryRequest" in settings:
         run.world.host.rebuild_every_request = bool(settings["rebuildEveryRequest"])
     if "serverInstructions" in settings or "deferLoading" in settings:
@@ -311,13 +310,13 @@ def set_host(run: Runner, settings: dict[str, Any], action: dict[str, Any]) -> N
     )
 
 
-def note(run: Runner, _: Any, action: dict[str, Any]) -> None:
+def note(run: Stage, _: Any, action: dict[str, Any]) -> None:
     if "say" not in action:
         raise TraceError("a note needs say")
     run.emit("internal", "host", "host", phrase="note")
 
 
-def restart_server(run: Runner, target: str, action: dict[str, Any]) -> None:
+def restart_server(run: Stage, target: str, action: dict[str, Any]) -> None:
     for sid in targets(run, target):
 
         def reconnect(sid: str = sid) -> None:  # what a host does when a process comes back
@@ -327,7 +326,7 @@ def restart_server(run: Runner, target: str, action: dict[str, Any]) -> None:
         interventions.restart(run, sid, reconnect)
 
 
-VERBS: dict[str, Callable[[Runner, Any, dict[str, Any]], None]] = {
+VERBS: dict[str, Callable[[Stage, Any, dict[str, Any]], None]] = {
     "connect": connect,
     "list_tools": list_tools,
     "refresh": refresh,

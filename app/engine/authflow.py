@@ -13,7 +13,7 @@ opened by the host) and the actor `authz`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.mcp import auth, clientauth
 from app.mcp.events import Output
@@ -24,14 +24,12 @@ from app.mcp.versions import Era
 from . import narration
 from .context_actions import joined
 from .recorder import actor
-
-if TYPE_CHECKING:
-    from .runner import Runner
+from .stage import Stage
 
 AUTHZ = "authz"  # the actor id of the authorization server
 
 
-def refused(run: Runner, sid: str, message: Message, refusal: auth.Refusal) -> None:
+def refused(run: Stage, sid: str, message: Message, refusal: auth.Refusal) -> None:
     """The step just recorded is a request the server refused: say so, then authorize."""
     step = run.trace[-1]
     params = auth.parse_challenge(refusal.challenge)
@@ -55,7 +53,7 @@ def refused(run: Runner, sid: str, message: Message, refusal: auth.Refusal) -> N
     run.world.send_from_client(sid, Output([message]))
 
 
-def _discover(run: Runner, sid: str) -> None:
+def _discover(run: Stage, sid: str) -> None:
     config = run.world.servers[sid].config.auth
     assert config is not None
     link = run.world.links[sid]
@@ -83,7 +81,7 @@ def _discover(run: Runner, sid: str) -> None:
     )
 
 
-def _authorize(run: Runner, sid: str, scope: str) -> None:
+def _authorize(run: Stage, sid: str, scope: str) -> None:
     world = run.world
     resource = auth.resource_uri(world.links[sid].authority)
     trip, code, verifier = world.authz.authorize(resource, scope)
@@ -120,7 +118,7 @@ def _authorize(run: Runner, sid: str, scope: str) -> None:
     )
 
 
-def retried(run: Runner, sid: str, message: Message) -> None:
+def retried(run: Stage, sid: str, message: Message) -> None:
     """The step just recorded sends a refused request again: say that it carries the token."""
     key = (sid, message.get("id"))
     if key not in run.world.retrying:

@@ -10,15 +10,13 @@ besides the tools: the servers' instructions, or the deferred tools and the toke
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.mcp import context
 
 from . import narration
+from .stage import Stage
 from .step import LANGUAGES, Text
-
-if TYPE_CHECKING:
-    from .runner import Runner
 
 
 def joined(first: Text, more: Text) -> Text:
@@ -30,7 +28,7 @@ def joined(first: Text, more: Text) -> Text:
     return {"en": out["en"], "zh": out["zh"], "ru": out["ru"]}
 
 
-def describe_request(run: Runner) -> None:
+def describe_request(run: Stage) -> None:
     """Say what else the last model request carried (the step just emitted), unless the
     scenario's own `say` tells it."""
     host, step = run.world.host, run.trace[-1]
@@ -54,7 +52,7 @@ def describe_request(run: Runner) -> None:
         step["narration"] = joined(step["narration"], text)
 
 
-def set_strategy(run: Runner, settings: dict[str, Any]) -> None:
+def set_strategy(run: Stage, settings: dict[str, Any]) -> None:
     """set_host with serverInstructions or deferLoading: one step that says what changed."""
     host = run.world.host
     if "serverInstructions" in settings:
@@ -68,7 +66,7 @@ def set_strategy(run: Runner, settings: dict[str, Any]) -> None:
         )
 
 
-def set_agent(run: Runner, agent: str, action: dict[str, Any]) -> None:
+def set_agent(run: Stage, agent: str, action: dict[str, Any]) -> None:
     host = run.world.host
     host.agent = agent
     host.loaded = []  # what a search loaded was for the other agent
@@ -83,7 +81,7 @@ def set_agent(run: Runner, agent: str, action: dict[str, Any]) -> None:
     )
 
 
-def tool_search(run: Runner, query: str, action: dict[str, Any]) -> None:
+def tool_search(run: Stage, query: str, action: dict[str, Any]) -> None:
     """The model calls search_tools; the host searches what this agent may use and loads the
     matches, which the next model request will carry."""
     host = run.world.host
@@ -104,7 +102,7 @@ def tool_search(run: Runner, query: str, action: dict[str, Any]) -> None:
     )
 
 
-VERBS: dict[str, Callable[[Runner, Any, dict[str, Any]], None]] = {
+VERBS: dict[str, Callable[[Stage, Any, dict[str, Any]], None]] = {
     "set_agent": set_agent,
     "tool_search": tool_search,
 }

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from app.mcp import framing, lifecycle
 from app.mcp.client import MCPClient
@@ -23,9 +23,7 @@ from app.mcp.lifecycle import ClientPhase
 from app.mcp.server import MCPServer
 
 from .recorder import actor
-
-if TYPE_CHECKING:
-    from .runner import Runner
+from .stage import Stage
 
 
 class InterventionError(Exception):
@@ -46,13 +44,13 @@ class ServerRestarted(Event):
     lost: int
 
 
-def lose(run: Runner, count: int, action: dict[str, Any]) -> None:
+def lose(run: Stage, count: int, action: dict[str, Any]) -> None:
     """The next `count` messages to be delivered never arrive (those in flight now, or the
     next ones sent): each loss is a step of its own, made when the message would arrive."""
     run.world.losing += count
 
 
-def lose_instead(run: Runner, index: int) -> bool:
+def lose_instead(run: Stage, index: int) -> bool:
     """Called before a delivery: when a loss is due, the message leaves its link unread."""
     if not run.world.losing:
         return False
@@ -74,7 +72,7 @@ def lose_instead(run: Runner, index: int) -> bool:
     return True
 
 
-def restart(run: Runner, sid: str, reconnect: Callable[[], None]) -> None:
+def restart(run: Stage, sid: str, reconnect: Callable[[], None]) -> None:
     """A new process for server `sid` with the catalog it has now; the host reconnects."""
     world = run.world
     old_client = world.clients[sid]
@@ -105,7 +103,7 @@ def restart(run: Runner, sid: str, reconnect: Callable[[], None]) -> None:
     reconnect()
 
 
-def unready(run: Runner, sid: str) -> bool:
+def unready(run: Stage, sid: str) -> bool:
     """True (and a step saying so) when the host cannot ask this client for tools: only a
     disturbance leaves a client without a finished opening (a lost initialize, say), and a
     host does not list through a connection that never came up."""

@@ -13,23 +13,21 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.mcp import lifecycle, lists, primitives
 from app.mcp import listevents as le
 from app.mcp.events import Output
 
 from .recorder import actor
-
-if TYPE_CHECKING:
-    from .runner import Runner
+from .stage import Stage
 
 
-def _targets(run: Runner, target: str) -> list[str]:
+def _targets(run: Stage, target: str) -> list[str]:
     return list(run.world.servers) if target == "all" else [target]
 
 
-def _unready(run: Runner, sid: str) -> bool:
+def _unready(run: Stage, sid: str) -> bool:
     """True (and a step saying so) when the client's opening never finished (a lost message,
     say): the host has no connection to ask through."""
     phase = run.world.clients[sid].phase
@@ -40,7 +38,7 @@ def _unready(run: Runner, sid: str) -> bool:
     return True
 
 
-def _ask(run: Runner, sid: str, make: Callable[[], Output]) -> None:
+def _ask(run: Stage, sid: str, make: Callable[[], Output]) -> None:
     """Send what the client made of the host's wish, or show why nothing was sent."""
     if _unready(run, sid):
         return
@@ -61,8 +59,8 @@ def _ask(run: Runner, sid: str, make: Callable[[], Output]) -> None:
     run.send_from_client(sid, out, host_started=True)
 
 
-def _lister(key: str) -> Callable[[Runner, str, dict[str, Any]], None]:
-    def verb(run: Runner, target: str, action: dict[str, Any]) -> None:
+def _lister(key: str) -> Callable[[Stage, str, dict[str, Any]], None]:
+    def verb(run: Stage, target: str, action: dict[str, Any]) -> None:
         for sid in _targets(run, target):
             _ask(run, sid, partial(run.world.clients[sid].lists_of, key))
             if not action.get("wait"):
@@ -71,15 +69,15 @@ def _lister(key: str) -> Callable[[Runner, str, dict[str, Any]], None]:
     return verb
 
 
-def read_resource(run: Runner, sid: str, action: dict[str, Any]) -> None:
+def read_resource(run: Stage, sid: str, action: dict[str, Any]) -> None:
     _ask(run, sid, lambda: run.world.clients[sid].read_resource(str(action["uri"])))
 
 
-def subscribe(run: Runner, sid: str, action: dict[str, Any]) -> None:
+def subscribe(run: Stage, sid: str, action: dict[str, Any]) -> None:
     _ask(run, sid, lambda: run.world.clients[sid].subscribe_resource(str(action["uri"])))
 
 
-def offer_change(run: Runner, sid: str, action: dict[str, Any]) -> None:
+def offer_change(run: Stage, sid: str, action: dict[str, Any]) -> None:
     server = run.world.servers[sid]
     key = str(action["list"])
     ident = lists.KINDS[key].ident
@@ -104,7 +102,7 @@ def offer_change(run: Runner, sid: str, action: dict[str, Any]) -> None:
     )
 
 
-def resource_update(run: Runner, sid: str, action: dict[str, Any]) -> None:
+def resource_update(run: Stage, sid: str, action: dict[str, Any]) -> None:
     server = run.world.servers[sid]
     uri = str(action["uri"])
     notes = primitives.edit_resource(server, uri, str(action["text"]))
@@ -119,7 +117,7 @@ def resource_update(run: Runner, sid: str, action: dict[str, Any]) -> None:
     )
 
 
-VERBS: dict[str, Callable[[Runner, Any, dict[str, Any]], None]] = {
+VERBS: dict[str, Callable[[Stage, Any, dict[str, Any]], None]] = {
     "list_resources": _lister("resources"),
     "list_resource_templates": _lister("resourceTemplates"),
     "list_prompts": _lister("prompts"),

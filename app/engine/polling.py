@@ -10,25 +10,23 @@ run that never waits never polls, which is what a real timer would do too.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from app.mcp import lifecycle
 
-if TYPE_CHECKING:
-    from .runner import Runner
+from .stage import Stage
 
 
 def _ready(phase: lifecycle.ClientPhase) -> bool:
     return lifecycle.allows(lifecycle.CLIENT_TRANSITIONS, phase, lifecycle.LIST_TOOLS)
 
 
-def period_ms(run: Runner) -> int:
+def period_ms(run: Stage) -> int:
     seconds = run.scenario.data.get("client", {}).get("pollSeconds", 0)
     return int(seconds) * 1000
 
 
 def advance(
-    run: Runner,
+    run: Stage,
     ms: int,
     jump: Callable[[int], None],
     ask: Callable[[str], None],

@@ -11,26 +11,24 @@ result with structuredContent is checked against the tool's outputSchema (client
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import events as ev
-from . import gathering, jsonrpc, lifecycle
+from . import jsonrpc, lifecycle
+from .clientcore import ClientCore
 from .events import Output
 from .requests import Pending
 from .toolcalls import argument_problem, structured_problem
 
-if TYPE_CHECKING:
-    from .client import MCPClient
 
-
-def call_tool(client: MCPClient, name: str, arguments: dict[str, Any]) -> Output:
+def call_tool(client: ClientCore, name: str, arguments: dict[str, Any]) -> Output:
     client.advance(lifecycle.CALL_TOOL)
     call = {"name": name, "arguments": copy.deepcopy(arguments)}
     message = client.request("tools/call", dict(call), Pending("tools/call", call=call))
     return Output([message], [ev.CallSent(name)])
 
 
-def on_result(client: MCPClient, pending: Pending, result: dict[str, Any]) -> Output:
+def on_result(client: ClientCore, pending: Pending, result: dict[str, Any]) -> Output:
     assert pending.call is not None
     name = pending.call["name"]
     text = " ".join(c.get("text", "") for c in result.get("content", []) if c.get("type") == "text")
@@ -43,11 +41,11 @@ def on_result(client: MCPClient, pending: Pending, result: dict[str, Any]) -> Ou
     return Output(events=[ev.CallOk(name, text)])
 
 
-def _cached(client: MCPClient, name: str) -> dict[str, Any] | None:
+def _cached(client: ClientCore, name: str) -> dict[str, Any] | None:
     return next((t for t in client.cache.tools if t.get("name") == name), None)
 
 
-def on_error(client: MCPClient, pending: Pending, err: dict[str, Any]) -> Output:
+def on_error(client: ClientCore, pending: Pending, err: dict[str, Any]) -> Output:
     if pending.call is None:
         return Output(events=[ev.RequestFailed(err.get("code"), pending.method)])
     call = pending.call
@@ -64,13 +62,19 @@ def on_error(client: MCPClient, pending: Pending, err: dict[str, Any]) -> Output
         and client.config.rediscover_on_failed_call
     ):
         # Maybe our list is stale: re-discover once, then retry if the tool still exists.
+        # The re-listing itself is the switchboard's (app.mcp.client), which sees the call wait.
         client.retried.add(name)
         client.awaiting_rediscovery.append(call)
-        return Output(events=[rejected]).extend(gathering.refresh(client, reason="unknown tool"))
+        return Output(events=[rejected])
     return Output(events=[rejected, ev.CallAbandoned(name)])
 
 
-def retry_waiting(client: MCPClient) -> Output:
+def waits_for_rediscovery(client: ClientCore, pending: Pending) -> bool:
+    """Whether the call `pending` answered now waits for a fresh list (see on_error)."""
+    return pending.call is not None and pending.call in client.awaiting_rediscovery
+
+
+def retry_waiting(client: ClientCore) -> Output:
     """After a publish: retry each call that waited for it, or report its tool gone."""
     out = Output()
     names = {t["name"] for t in client.cache.tools}

@@ -1,8 +1,8 @@
 """A simulated MCP client (the part of an agent host that talks to one server), sans-IO.
 
 Calls return an `Output`: the messages to send and the events that explain what happened. This
-module is the client's face and its switchboard: its phase moves only through the lifecycle
-table (`app.mcp.lifecycle.CLIENT_TRANSITIONS`), its open requests live in one `Requests`, and an
+module is the client's face and its switchboard over a `ClientCore` (app.mcp.clientcore: its
+state, its phase that moves only through the lifecycle table, its one `Requests`), and an
 answer is routed by the method it answers to the module whose job it is: `negotiation`
 (initialize, server/discover), `gathering` (tools/list pages, the cache), `listchanged`
 (subscriptions/listen, notifications) and `calls` (tools/call and its one retry).
@@ -12,30 +12,17 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from . import (
-    calls,
-    clientauth,
-    gathering,
-    jsonrpc,
-    lifecycle,
-    listchanged,
-    lists,
-    negotiation,
-    versions,
-)
+from . import calls, clientauth, gathering, jsonrpc, lifecycle, listchanged, lists, negotiation
 from . import events as ev
-from .clock import Clock
+from .clientcore import ClientConfig, ClientCore
 from .events import Event, Output
-from .gathering import Cache, Gathering
-from .jsonrpc import Message, RequestId
+from .jsonrpc import Message
 from .lifecycle import ClientPhase
-from .requests import Pending, Requests
+from .requests import Pending
 from .snapshots import ClientState
 from .tooldiff import diff_tools, schema_hash
-from .versions import Era
 
 __all__ = [
     "ClientConfig",
@@ -48,27 +35,17 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class ClientConfig:
-    server_id: str
-    protocol_version: str = versions.LATEST
-    supported_versions: tuple[str, ...] = versions.VERSIONS
-    name: str = "lab-agent"
-    title: str = "MCP Discovery Lab agent"
-    version: str = "1.0.0"
-    cache_ttl_ms: int = 60_000  # legacy: the client's own policy; modern: the server's ttlMs
-    listen: bool = True
-    probe_discover: bool = True
-    max_pages: int = 100
-    # The client's policy, each a habit real clients differ in (none is a rule of the spec):
-    cache: bool = True  # False: every list goes to the server, whatever the TTL says
-    refresh_on_list_changed: bool = True  # False: list_changed is read and ignored
-    rediscover_on_failed_call: bool = True  # False: an unknown-tool error is only reported
-    http: bool = False  # on Streamable HTTP, where x-mcp-header annotations bind (2026-07-28)
-    known_fields_only: bool = False  # keep only the tool fields this version defines
+Handler = Callable[[ClientCore, Pending, dict[str, Any]], Output]
 
 
-Handler = Callable[["MCPClient", Pending, dict[str, Any]], Output]
+def _on_call_error(client: ClientCore, pending: Pending, err: dict[str, Any]) -> Output:
+    """A refused call: calls decides what it means; a call that now waits for a fresh list
+    sends the client re-listing (gathering), and the retry follows the publish."""
+    out = calls.on_error(client, pending, err)
+    if calls.waits_for_rediscovery(client, pending):
+        out.extend(gathering.refresh(client, reason="unknown tool"))
+    return out
+
 
 # Which module handles the answer to each method the client sends (result, error).
 RESULT_HANDLERS: dict[str, Handler] = {
@@ -87,7 +64,7 @@ ERROR_HANDLERS: dict[str, Handler] = {
     "initialize": negotiation.on_initialize_error,
     "server/discover": negotiation.on_discover_error,
     "tools/list": gathering.on_page_error,
-    "tools/call": calls.on_error,
+    "tools/call": _on_call_error,
     "resources/list": lists.on_page_error,
     "resources/templates/list": lists.on_page_error,
     "prompts/list": lists.on_page_error,
@@ -95,67 +72,12 @@ ERROR_HANDLERS: dict[str, Handler] = {
 }
 
 
-class MCPClient:
-    def __init__(self, config: ClientConfig, clock: Clock):
-        self.config = config
-        self.clock = clock
-        self.phase = ClientPhase.NEW
-        self.version = config.protocol_version
-        self.era = versions.era_of(config.protocol_version)
-        self.server_capabilities: dict[str, Any] = {}
-        self.server_info: dict[str, Any] = {}
-        self.requests = Requests()
-        self.cache = Cache()
-        self.gathering: Gathering | None = None
-        self.generations = 0
-        self.pending_refresh = False
-        self.listen_id: RequestId | None = None
-        self.listening = False
-        self.retried: set[str] = set()
-        self.probed: list[str] = []  # versions server/discover was sent in (each at most once)
-        self.awaiting_rediscovery: list[dict[str, Any]] = []
-        self.instructions: str | None = None  # what initialize or server/discover said
-        self.lists = lists.ClientLists()  # resources, templates, prompts, contents
-        self.auth = clientauth.ClientAuth()  # the token for a protected server (HTTP only)
+class MCPClient(ClientCore):
+    """The client's face (what the host asks) and its switchboard (what the server sends)."""
 
     # ----------------------------------------------------------------- shared by the modules
-    def advance(self, move: str) -> None:
-        """Move along the lifecycle table; a move it lacks is our own mistake (local)."""
-        self.phase = lifecycle.advance(lifecycle.CLIENT_TRANSITIONS, self.phase, move, side="local")
-
-    def request(self, method: str, params: dict[str, Any] | None, pending: Pending) -> Message:
-        """A request with the next id, tracked until answered; modern ones carry _meta."""
-        request_id = self.requests.open(pending)
-        if self.era is Era.MODERN:
-            given = params or {}
-            params = {**given, "_meta": {**self._meta(), **given.get("_meta", {})}}
-        return jsonrpc.request(request_id, method, params)
-
-    def _meta(self) -> dict[str, Any]:
-        return {
-            versions.META_VERSION: self.version,
-            versions.META_CLIENT_INFO: self.info(),
-            versions.META_CLIENT_CAPABILITIES: {},
-        }
-
-    def info(self) -> dict[str, Any]:
-        info = {"name": self.config.name, "version": self.config.version}
-        if "title" in versions.implementation_fields(self.version):
-            info["title"] = self.config.title
-        return info
-
-    def declares_list_changed(self) -> bool:
-        return bool((self.server_capabilities.get("tools") or {}).get("listChanged"))
-
     def after_ready(self) -> Output:
         return listchanged.after_ready(self)
-
-    def method_of(self, request_id: Any) -> str | None:
-        return self.requests.method_of(request_id)
-
-    @property
-    def in_flight(self) -> list[RequestId]:
-        return self.requests.in_flight
 
     def cache_fresh(self) -> bool:
         return gathering.cache_fresh(self)
@@ -190,29 +112,6 @@ class MCPClient:
     def subscribe_resource(self, uri: str) -> Output:
         """Ask to hear when one resource changes (resources/subscribe, or a listen filter)."""
         return lists.subscribe(self, uri)
-
-    def cancel(self, request_id: RequestId, reason: str) -> Output:
-        """Give up on a request still in flight, as the transport of this version does it.
-
-        2026-07-28 over Streamable HTTP: closing the request's response stream is the
-        cancellation (no notification is sent, and no answer can arrive any more). Everywhere
-        else: notifications/cancelled with the request's id and a reason; the server may have
-        answered already, so the record stays and a late answer is recognised and ignored.
-        """
-        pending = self.requests.get(request_id)
-        if pending is None or pending.cancelled:
-            return Output()
-        generation = pending.generation if pending.method == "tools/list" else None
-        if self.era is Era.MODERN and self.config.http:
-            self.requests.close(request_id)
-            closed = ev.RequestCancelled(request_id, pending.method, reason, generation, True)
-            return Output(events=[closed])
-        pending.cancelled = True
-        params = {"requestId": request_id, "reason": reason}
-        message = jsonrpc.notification("notifications/cancelled", params)
-        return Output(
-            [message], [ev.RequestCancelled(request_id, pending.method, reason, generation)]
-        )
 
     def raw_request(self, method: str, params: dict[str, Any] | None) -> Output:
         """A request scripted by hand (a bad cursor, say); its answer changes nothing."""

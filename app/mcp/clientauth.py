@@ -10,14 +10,12 @@ that is this client's choice, and the event says which reason applied.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
+from .clientcore import ClientCore
 from .events import Event, Output
 from .versions import Era
-
-if TYPE_CHECKING:
-    from .client import MCPClient
 
 
 @dataclass(frozen=True)
@@ -46,14 +44,7 @@ class CacheLeftWithToken(Event):
     private: bool
 
 
-@dataclass
-class ClientAuth:
-    token: str | None = None
-    scopes: list[str] = field(default_factory=list)
-    tokens: int = 0  # how many tokens this client has held
-
-
-def take_token(client: MCPClient, token: str, scope: str) -> Output:
+def take_token(client: ClientCore, token: str, scope: str) -> Output:
     """Hold a new token; a cached list fetched under the previous one goes stale."""
     held = client.auth
     first = held.token is None
@@ -69,7 +60,7 @@ def take_token(client: MCPClient, token: str, scope: str) -> Output:
     return out.extend(Output(events=[CacheLeftWithToken(cache.generation, private)]))
 
 
-def snapshot(client: MCPClient) -> dict[str, Any]:
+def snapshot(client: ClientCore) -> dict[str, Any]:
     held = client.auth
     if held.token is None:
         return {}

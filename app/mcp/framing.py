@@ -12,15 +12,15 @@ same code frames the simulation and could frame a real connection.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 from dataclasses import dataclass
 from typing import Any
 
 from . import http, jsonrpc, sse, versions
-from .http import Headers
+from .http import Headers, header_value
 from .jsonrpc import Message
+from .params import param_headers
 
 # JSON-RPC errors a modern HTTP server answers with 400 Bad Request (the request was at fault).
 _BAD_REQUEST_CODES = frozenset(
@@ -44,25 +44,6 @@ MODERN_SSE_HEADERS = [
     ("Cache-Control", "no-cache, no-transform"),
     ("X-Accel-Buffering", "no"),
 ]
-_SENTINEL = ("=?base64?", "?=")
-
-
-def header_value(value: str) -> str:
-    """A value as an HTTP header may carry it: plain visible ASCII as is, anything else (non-
-    ASCII, control characters, edge spaces, or text that looks like the sentinel) as
-    `=?base64?...?=` of its UTF-8 bytes, the encoding 2026-07-28 defines for Mcp-Name."""
-    plain = all(" " <= ch <= "~" or ch == "\t" for ch in value) and value == value.strip()
-    looks_encoded = value.startswith(_SENTINEL[0]) and value.endswith(_SENTINEL[1])
-    if plain and value and not looks_encoded:
-        return value
-    return _SENTINEL[0] + base64.b64encode(value.encode()).decode() + _SENTINEL[1]
-
-
-def read_header_value(value: str) -> str:
-    """The inverse of header_value."""
-    if value.startswith(_SENTINEL[0]) and value.endswith(_SENTINEL[1]):
-        return base64.b64decode(value[len(_SENTINEL[0]) : -len(_SENTINEL[1])]).decode()
-    return value
 
 
 def encode_json(message: Message) -> str:
@@ -202,8 +183,6 @@ class HttpLink:
         `tool` is the client's definition of the tool a tools/call names: in the modern era its
         `x-mcp-header` annotations add Mcp-Param-* headers after Mcp-Name (see params).
         """
-        from .params import param_headers  # params encodes with header_value from this module
-
         body = encode_json(message)
         method = message.get("method")
         self._learn_version(message)

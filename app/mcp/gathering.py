@@ -16,11 +16,12 @@ catalogs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import calls, jsonrpc, leniency, lifecycle, params
 from . import events as ev
+from .cache import Cache, CachedPage, Gathering
+from .clientcore import ClientCore
 from .events import Output
 from .jsonrpc import Message
 from .requests import Pending
@@ -28,76 +29,17 @@ from .snapshots import CachedPageState, CacheState, GatheringState
 from .tooldiff import diff_tools
 from .versions import Era
 
-if TYPE_CHECKING:
-    from .client import MCPClient
 
-
-@dataclass(frozen=True)
-class CachedPage:
-    """One tools/list page as cached: the cursor that fetched it is its key (None: page 1)."""
-
-    cursor: str | None
-    tools: list[dict[str, Any]]
-    next_cursor: str | None
-    fetched_at_ms: int
-    ttl_ms: int
-    scope: str | None = None
-
-    @property
-    def expires_at_ms(self) -> int:
-        return self.fetched_at_ms + self.ttl_ms
-
-
-@dataclass
-class Gathering:
-    generation: int
-    reason: str
-    pages: list[list[dict[str, Any]]] = field(default_factory=list)
-    cursors: list[str] = field(default_factory=list)
-    next_cursor: str | None = None
-    entries: list[CachedPage] = field(default_factory=list)  # the pages, as the cache keeps them
-    reuse: bool = False  # take pages that are still fresh from the cache (modern walks)
-    reused: int = 0
-    restarted: bool = False
-    changed_meanwhile: bool = False  # a list_changed arrived: the pages may mix two catalogs
-
-
-@dataclass
-class Cache:
-    generation: int = 0
-    tools: list[dict[str, Any]] = field(default_factory=list)
-    pages: list[CachedPage] = field(default_factory=list)
-    fetched_at_ms: int | None = None  # when this generation was published
-    valid: bool = False
-
-    @property
-    def ttl_ms(self) -> int | None:
-        """The shortest lifetime of any of its pages (None before the first list)."""
-        return min((p.ttl_ms for p in self.pages), default=None)
-
-    @property
-    def expires_at_ms(self) -> int | None:
-        """When the first of its pages goes stale: from then on the list needs a fetch."""
-        return min((p.expires_at_ms for p in self.pages), default=None)
-
-    @property
-    def scope(self) -> str | None:
-        return self.pages[0].scope if self.pages else None
-
-    def page_for(self, cursor: str | None) -> CachedPage | None:
-        return next((p for p in self.pages if p.cursor == cursor), None)
-
-
-def page_fresh(client: MCPClient, page: CachedPage) -> bool:
+def page_fresh(client: ClientCore, page: CachedPage) -> bool:
     return client.cache.valid and client.clock.now_ms() < page.expires_at_ms
 
 
-def cache_fresh(client: MCPClient) -> bool:
+def cache_fresh(client: ClientCore) -> bool:
     pages = client.cache.pages
     return bool(pages) and all(page_fresh(client, p) for p in pages)
 
 
-def list_tools(client: MCPClient, *, force: bool, reason: str) -> Output:
+def list_tools(client: ClientCore, *, force: bool, reason: str) -> Output:
     """The host asks for the tools: a cache hit sends nothing; otherwise gather what is needed."""
     client.advance(lifecycle.LIST_TOOLS)
     cache = client.cache
@@ -117,7 +59,7 @@ def list_tools(client: MCPClient, *, force: bool, reason: str) -> Output:
 
 
 def refresh(
-    client: MCPClient, *, reason: str, restart: bool = False, reuse: bool = False
+    client: ClientCore, *, reason: str, restart: bool = False, reuse: bool = False
 ) -> Output:
     """Re-list from page 1. Mid-gather: queue one more refresh, or abandon it (restart)."""
     current = client.gathering
@@ -130,7 +72,7 @@ def refresh(
     return out.extend(start_gather(client, reason, reuse=reuse))
 
 
-def abandon(client: MCPClient, reason: str) -> Output:
+def abandon(client: ClientCore, reason: str) -> Output:
     """Give up the gather under way and cancel its request in flight: its answer is unwanted."""
     g = client.gathering
     if g is None:
@@ -144,7 +86,7 @@ def abandon(client: MCPClient, reason: str) -> Output:
     return out
 
 
-def start_gather(client: MCPClient, reason: str, *, reuse: bool = False) -> Output:
+def start_gather(client: ClientCore, reason: str, *, reuse: bool = False) -> Output:
     client.advance(lifecycle.LIST_TOOLS)
     client.generations += 1
     gen = client.generations
@@ -152,7 +94,7 @@ def start_gather(client: MCPClient, reason: str, *, reuse: bool = False) -> Outp
     return Output(events=[ev.GatherStarted(gen, reason)]).extend(_fetch_or_reuse(client, None))
 
 
-def _fetch_or_reuse(client: MCPClient, cursor: str | None) -> Output:
+def _fetch_or_reuse(client: ClientCore, cursor: str | None) -> Output:
     """The page `cursor` names: from the cache while it is fresh (a reusing walk), else asked."""
     g = client.gathering
     assert g is not None
@@ -166,12 +108,12 @@ def _fetch_or_reuse(client: MCPClient, cursor: str | None) -> Output:
     return Output(events=[reused]).extend(_take(client, g, cached))
 
 
-def _list_request(client: MCPClient, cursor: str | None, gen: int) -> Message:
+def _list_request(client: ClientCore, cursor: str | None, gen: int) -> Message:
     given = None if cursor is None else {"cursor": cursor}
     return client.request("tools/list", given, Pending("tools/list", gen, cursor))
 
 
-def on_page(client: MCPClient, pending: Pending, result: dict[str, Any]) -> Output:
+def on_page(client: ClientCore, pending: Pending, result: dict[str, Any]) -> Output:
     g = client.gathering
     if g is None or g.generation != pending.generation or pending.cancelled:
         current = g.generation if g else client.cache.generation
@@ -193,7 +135,7 @@ def on_page(client: MCPClient, pending: Pending, result: dict[str, Any]) -> Outp
     return Output(events=[page, *ignored]).extend(_take(client, g, entry))
 
 
-def _take(client: MCPClient, g: Gathering, entry: CachedPage) -> Output:
+def _take(client: ClientCore, g: Gathering, entry: CachedPage) -> Output:
     """Add one page to the gather and go on: publish, stop, or fetch (or reuse) the next."""
     g.pages.append(entry.tools)
     g.entries.append(entry)
@@ -211,7 +153,7 @@ def _take(client: MCPClient, g: Gathering, entry: CachedPage) -> Output:
     return _fetch_or_reuse(client, next_cursor)
 
 
-def _publish(client: MCPClient, g: Gathering) -> Output:
+def _publish(client: ClientCore, g: Gathering) -> Output:
     client.gathering = None
     new_tools = [t for page in g.pages for t in page]
     out = Output()
@@ -238,7 +180,7 @@ def _publish(client: MCPClient, g: Gathering) -> Output:
     return out
 
 
-def on_page_error(client: MCPClient, pending: Pending, err: dict[str, Any]) -> Output:
+def on_page_error(client: ClientCore, pending: Pending, err: dict[str, Any]) -> Output:
     g = client.gathering
     event = ev.ListError(err.get("code"), pending.cursor)
     if g is None or g.generation != pending.generation:
@@ -256,7 +198,7 @@ def on_page_error(client: MCPClient, pending: Pending, err: dict[str, Any]) -> O
     return Output(events=[event, ev.GatherFailed(g.generation)])
 
 
-def cache_snapshot(client: MCPClient) -> CacheState:
+def cache_snapshot(client: ClientCore) -> CacheState:
     c = client.cache
     return {
         "generation": c.generation,
@@ -271,7 +213,7 @@ def cache_snapshot(client: MCPClient) -> CacheState:
     }
 
 
-def _page_snapshot(client: MCPClient, number: int, page: CachedPage) -> CachedPageState:
+def _page_snapshot(client: ClientCore, number: int, page: CachedPage) -> CachedPageState:
     return {
         "page": number,
         "cursor": page.cursor,
@@ -284,7 +226,7 @@ def _page_snapshot(client: MCPClient, number: int, page: CachedPage) -> CachedPa
     }
 
 
-def gathering_snapshot(client: MCPClient) -> GatheringState | None:
+def gathering_snapshot(client: ClientCore) -> GatheringState | None:
     g = client.gathering
     if g is None:
         return None

@@ -4,11 +4,13 @@ h11 does the framing: a request or response with a body says how long it is (Con
 a response whose length is unknown (an SSE stream) is sent with `Transfer-Encoding: chunked`
 and each piece of it as one chunk, and headers are read case-insensitively. `Stream` is one open
 response (an SSE stream) to which events are added as chunks. Texts are str: HTTP heads are
-ASCII, bodies UTF-8.
+ASCII, bodies UTF-8. `header_value` is how 2026-07-28 puts text that is not plain ASCII into a
+header (Mcp-Name, Mcp-Param-*), here so that framing and params both build on it.
 """
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -24,6 +26,25 @@ REASONS = {
     403: "Forbidden",
     404: "Not Found",
 }
+_SENTINEL = ("=?base64?", "?=")
+
+
+def header_value(value: str) -> str:
+    """A value as an HTTP header may carry it: plain visible ASCII as is, anything else (non-
+    ASCII, control characters, edge spaces, or text that looks like the sentinel) as
+    `=?base64?...?=` of its UTF-8 bytes, the encoding 2026-07-28 defines for Mcp-Name."""
+    plain = all(" " <= ch <= "~" or ch == "\t" for ch in value) and value == value.strip()
+    looks_encoded = value.startswith(_SENTINEL[0]) and value.endswith(_SENTINEL[1])
+    if plain and value and not looks_encoded:
+        return value
+    return _SENTINEL[0] + base64.b64encode(value.encode()).decode() + _SENTINEL[1]
+
+
+def read_header_value(value: str) -> str:
+    """The inverse of header_value."""
+    if value.startswith(_SENTINEL[0]) and value.endswith(_SENTINEL[1]):
+        return base64.b64decode(value[len(_SENTINEL[0]) : -len(_SENTINEL[1])]).decode()
+    return value
 
 
 class Headers(Mapping[str, str]):

@@ -9,20 +9,18 @@ queues one more gather if one is under way, discarding the one that saw the chan
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import events as ev
 from . import gathering, lists
+from .clientcore import ClientCore
 from .events import Output
 from .jsonrpc import Message
 from .requests import Pending
 from .versions import Era
 
-if TYPE_CHECKING:
-    from .client import MCPClient
 
-
-def after_ready(client: MCPClient) -> Output:
+def after_ready(client: ClientCore) -> Output:
     """Modern: open the listen stream if the server can tell us about list changes."""
     out = Output()
     wanted_filter = lists.listen_filter(client)  # {"toolsListChanged": true} for a tools server
@@ -35,7 +33,7 @@ def after_ready(client: MCPClient) -> Output:
     return out
 
 
-def on_notification(client: MCPClient, message: Message) -> Output:
+def on_notification(client: ClientCore, message: Message) -> Output:
     method = message["method"]
     if method == "notifications/subscriptions/acknowledged":
         client.listening = True
@@ -57,6 +55,6 @@ def on_notification(client: MCPClient, message: Message) -> Output:
     return Output(events=[ev.OtherNotification(method)])
 
 
-def on_listen_closed(client: MCPClient, _: Pending, result: dict[str, Any]) -> Output:
+def on_listen_closed(client: ClientCore, _: Pending, result: dict[str, Any]) -> Output:
     client.listening = False
     return Output(events=[ev.ListenClosed()])

@@ -16,18 +16,17 @@ the URI in `resourceSubscriptions`; its acknowledgement says which URIs the serv
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from . import lifecycle
 from . import listevents as le
+from .clientcore import ClientCore
 from .events import Output
+from .held import Listing
 from .jsonrpc import Message
 from .requests import Pending
 from .versions import Era
-
-if TYPE_CHECKING:
-    from .client import MCPClient
 
 
 @dataclass(frozen=True)
@@ -70,38 +69,12 @@ NOTIFICATIONS = frozenset(
 )
 
 
-@dataclass
-class Listing:
-    """One list as the client holds it, and the gather of its next generation."""
-
-    generation: int = 0  # the one published; gathers of this list are numbered 1, 2, ...
-    gathers: int = 0
-    items: list[dict[str, Any]] = field(default_factory=list)
-    pages: int = 0
-    valid: bool = False
-    ttl_ms: int | None = None
-    scope: str | None = None
-    gathering: int | None = None  # the generation being gathered
-    reason: str = ""  # why it is gathered: "host asked", "list_changed"
-    got: list[list[dict[str, Any]]] = field(default_factory=list)
-    cursors: list[str] = field(default_factory=list)
-
-
-@dataclass
-class ClientLists:
-    """Everything beyond tools that one client holds about its server."""
-
-    listings: dict[str, Listing] = field(default_factory=dict)
-    contents: dict[str, str] = field(default_factory=dict)  # uri -> text last read
-    subscribed: list[str] = field(default_factory=list)  # URIs the server took
-
-
-def _declared(client: MCPClient, kind: Kind) -> dict[str, Any] | None:
+def _declared(client: ClientCore, kind: Kind) -> dict[str, Any] | None:
     caps = client.server_capabilities.get(kind.capability)
     return caps if isinstance(caps, dict) else None
 
 
-def listen_filter(client: MCPClient) -> dict[str, Any]:
+def listen_filter(client: ClientCore) -> dict[str, Any]:
     """What the opening subscriptions/listen asks for: each list_changed the server declared."""
     wanted: dict[str, Any] = {}
     if client.declares_list_changed():
@@ -113,7 +86,7 @@ def listen_filter(client: MCPClient) -> dict[str, Any]:
     return wanted
 
 
-def expects_notifications(client: MCPClient) -> bool:
+def expects_notifications(client: ClientCore) -> bool:
     """Will this (legacy) server have notifications of its own to send about tools, resources
     or prompts? Then a Streamable HTTP client opens its GET stream for them."""
     return bool(listen_filter(client)) or bool(
@@ -122,7 +95,7 @@ def expects_notifications(client: MCPClient) -> bool:
 
 
 # --------------------------------------------------------------------------- listing
-def list_kind(client: MCPClient, key: str, reason: str = "host asked") -> Output:
+def list_kind(client: ClientCore, key: str, reason: str = "host asked") -> Output:
     """The host asks for one list: gather every page of it (nothing, if it is not offered)."""
     kind = KINDS[key]
     if _declared(client, kind) is None:
@@ -136,12 +109,12 @@ def list_kind(client: MCPClient, key: str, reason: str = "host asked") -> Output
     return Output([_request(client, kind, None, listing.gathers)], [started])
 
 
-def _request(client: MCPClient, kind: Kind, cursor: str | None, generation: int) -> Message:
+def _request(client: ClientCore, kind: Kind, cursor: str | None, generation: int) -> Message:
     given = None if cursor is None else {"cursor": cursor}
     return client.request(kind.method, given, Pending(kind.method, generation, cursor))
 
 
-def on_page(client: MCPClient, pending: Pending, result: dict[str, Any]) -> Output:
+def on_page(client: ClientCore, pending: Pending, result: dict[str, Any]) -> Output:
     kind = BY_METHOD[pending.method]
     listing = client.lists.listings[kind.key]
     if listing.gathering != pending.generation:
@@ -162,7 +135,7 @@ def on_page(client: MCPClient, pending: Pending, result: dict[str, Any]) -> Outp
     return out.extend(Output([_request(client, kind, next_cursor, pending.generation)]))
 
 
-def _publish(client: MCPClient, kind: Kind, listing: Listing, result: dict[str, Any]) -> Output:
+def _publish(client: ClientCore, kind: Kind, listing: Listing, result: dict[str, Any]) -> Output:
     new = [item for page in listing.got for item in page]
     before = {i.get(kind.ident) for i in listing.items} if listing.generation else set()
     after = {i.get(kind.ident) for i in new}
@@ -179,7 +152,7 @@ def _publish(client: MCPClient, kind: Kind, listing: Listing, result: dict[str, 
     return Output(events=[published])
 
 
-def on_page_error(client: MCPClient, pending: Pending, err: dict[str, Any]) -> Output:
+def on_page_error(client: ClientCore, pending: Pending, err: dict[str, Any]) -> Output:
     kind = BY_METHOD[pending.method]
     listing = client.lists.listings[kind.key]
     if listing.gathering == pending.generation:
@@ -189,13 +162,13 @@ def on_page_error(client: MCPClient, pending: Pending, err: dict[str, Any]) -> O
 
 
 # --------------------------------------------------------------------------- reading
-def read(client: MCPClient, uri: str) -> Output:
+def read(client: ClientCore, uri: str) -> Output:
     client.advance(lifecycle.USE_OFFERINGS)
     pending = Pending("resources/read", subject=uri)
     return Output([client.request("resources/read", {"uri": uri}, pending)])
 
 
-def on_read(client: MCPClient, pending: Pending, result: dict[str, Any]) -> Output:
+def on_read(client: ClientCore, pending: Pending, result: dict[str, Any]) -> Output:
     contents = [c for c in result.get("contents") or [] if isinstance(c, dict)]
     text = "".join(str(c.get("text", "")) for c in contents)
     uri = pending.subject or ""
@@ -203,12 +176,12 @@ def on_read(client: MCPClient, pending: Pending, result: dict[str, Any]) -> Outp
     return Output(events=[le.ResourceRead(uri, text)])
 
 
-def on_read_error(client: MCPClient, pending: Pending, err: dict[str, Any]) -> Output:
+def on_read_error(client: ClientCore, pending: Pending, err: dict[str, Any]) -> Output:
     return Output(events=[le.ResourceReadFailed(pending.subject, err.get("code"))])
 
 
 # --------------------------------------------------------------------------- subscribing
-def subscribe(client: MCPClient, uri: str) -> Output:
+def subscribe(client: ClientCore, uri: str) -> Output:
     """Ask for updates of one resource, as the era does it (see the module's docstring)."""
     if not (_declared(client, KINDS["resources"]) or {}).get("subscribe"):
         return Output(events=[le.SubscribeRefused(uri)])
@@ -222,14 +195,14 @@ def subscribe(client: MCPClient, uri: str) -> Output:
     return Output([message])
 
 
-def on_subscribed(client: MCPClient, pending: Pending, result: dict[str, Any]) -> Output:
+def on_subscribed(client: ClientCore, pending: Pending, result: dict[str, Any]) -> Output:
     uri = pending.subject or ""
     if uri not in client.lists.subscribed:
         client.lists.subscribed.append(uri)
     return Output(events=[le.Subscribed(uri)])
 
 
-def acknowledged(client: MCPClient, honoured: dict[str, Any]) -> list[le.Subscribed]:
+def acknowledged(client: ClientCore, honoured: dict[str, Any]) -> list[le.Subscribed]:
     """A listen acknowledgement that names resource URIs: those subscriptions now hold."""
     uris = honoured.get("resourceSubscriptions")
     taken = [u for u in uris if isinstance(u, str)] if isinstance(uris, list) else []
@@ -240,7 +213,7 @@ def acknowledged(client: MCPClient, honoured: dict[str, Any]) -> list[le.Subscri
 
 
 # --------------------------------------------------------------------------- notifications
-def on_notification(client: MCPClient, message: Message) -> Output:
+def on_notification(client: ClientCore, message: Message) -> Output:
     method = message["method"]
     if method == "notifications/resources/updated":
         uri = (message.get("params") or {}).get("uri")
@@ -257,7 +230,7 @@ def on_notification(client: MCPClient, message: Message) -> Output:
 
 
 # --------------------------------------------------------------------------- state
-def snapshot(client: MCPClient) -> dict[str, Any]:
+def snapshot(client: ClientCore) -> dict[str, Any]:
     """The lists, contents and subscriptions this client holds; {} when it holds none."""
     held = client.lists
     out: dict[str, Any] = {}

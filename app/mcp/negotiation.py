@@ -14,30 +14,28 @@ Phases move only through the lifecycle table.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import events as ev
-from . import jsonrpc, lifecycle, versions
+from . import jsonrpc, lifecycle, listchanged, versions
+from .clientcore import ClientCore
 from .events import Output
 from .requests import Pending
 from .versions import Era
 
-if TYPE_CHECKING:
-    from .client import MCPClient
 
-
-def start(client: MCPClient) -> Output:
+def start(client: ClientCore) -> Output:
     """Open the conversation: initialize (legacy) or server/discover (modern)."""
     if client.era is Era.LEGACY:
         return initialize(client, client.version)
     if not client.config.probe_discover:
         client.advance(lifecycle.SKIP_DISCOVERY)
-        return client.after_ready()
+        return listchanged.after_ready(client)
     client.advance(lifecycle.SEND_DISCOVER)
     return _probe(client, Output())
 
 
-def _probe(client: MCPClient, out: Output) -> Output:
+def _probe(client: ClientCore, out: Output) -> Output:
     client.probed.append(client.version)
     message = client.request("server/discover", None, Pending("server/discover"))
     out.messages.append(message)
@@ -45,7 +43,7 @@ def _probe(client: MCPClient, out: Output) -> Output:
     return out
 
 
-def initialize(client: MCPClient, version: str) -> Output:
+def initialize(client: ClientCore, version: str) -> Output:
     client.advance(lifecycle.SEND_INITIALIZE)
     client.era, client.version = Era.LEGACY, version
     params = {"protocolVersion": version, "capabilities": {}, "clientInfo": client.info()}
@@ -55,7 +53,7 @@ def initialize(client: MCPClient, version: str) -> Output:
     )
 
 
-def on_initialize_result(client: MCPClient, _: Pending, result: dict[str, Any]) -> Output:
+def on_initialize_result(client: ClientCore, _: Pending, result: dict[str, Any]) -> Output:
     offered = result.get("protocolVersion")
     events: list[ev.Event] = []
     if offered != client.version:
@@ -74,7 +72,7 @@ def on_initialize_result(client: MCPClient, _: Pending, result: dict[str, Any]) 
     return Output([jsonrpc.notification("notifications/initialized")], events)
 
 
-def _mutual_modern(client: MCPClient, offered: Any) -> list[str]:
+def _mutual_modern(client: ClientCore, offered: Any) -> list[str]:
     """Modern versions both sides support, the client's most preferred (newest) first."""
     listed = offered if isinstance(offered, list) else []
     mine = client.config.supported_versions
@@ -82,7 +80,7 @@ def _mutual_modern(client: MCPClient, offered: Any) -> list[str]:
     return sorted(mutual, key=versions.VERSIONS.index, reverse=True)
 
 
-def on_discover_result(client: MCPClient, _: Pending, result: dict[str, Any]) -> Output:
+def on_discover_result(client: ClientCore, _: Pending, result: dict[str, Any]) -> Output:
     offered = result.get("supportedVersions")
     mutual = _mutual_modern(client, offered)
     if not mutual:
@@ -96,7 +94,7 @@ def on_discover_result(client: MCPClient, _: Pending, result: dict[str, Any]) ->
     client.server_info = (result.get("_meta") or {}).get(versions.META_SERVER_INFO) or {}
     client.instructions = _instructions(result)
     out = Output(events=[ev.Discovered(offered, client.declares_list_changed())])
-    return out.extend(client.after_ready())
+    return out.extend(listchanged.after_ready(client))
 
 
 def _instructions(result: dict[str, Any]) -> str | None:
@@ -119,7 +117,7 @@ def modern_error(err: dict[str, Any]) -> bool:
     return code == jsonrpc.HEADER_MISMATCH
 
 
-def on_discover_error(client: MCPClient, _: Pending, err: dict[str, Any]) -> Output:
+def on_discover_error(client: ClientCore, _: Pending, err: dict[str, Any]) -> Output:
     code = err.get("code")
     supported = client.config.supported_versions
     if not modern_error(err):
@@ -146,6 +144,6 @@ def on_discover_error(client: MCPClient, _: Pending, err: dict[str, Any]) -> Out
     return Output(events=[ev.VersionRefused(offered)])
 
 
-def on_initialize_error(client: MCPClient, _: Pending, err: dict[str, Any]) -> Output:
+def on_initialize_error(client: ClientCore, _: Pending, err: dict[str, Any]) -> Output:
     client.advance(lifecycle.INITIALIZE_ERROR)
     return Output(events=[ev.InitializeFailed(err.get("code"))])

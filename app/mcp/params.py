@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .events import ToolDropped
-from .framing import header_value
+from .http import header_value
 
 ANNOTATION = "x-mcp-header"
 HEADER_PREFIX = "Mcp-Param-"

@@ -18,7 +18,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from app.mcp import jsonrpc, versions
-from app.mcp.framing import JSON_CONTENT, SSE_CONTENT, encode_json, header_value
+from app.mcp.framing import JSON_CONTENT, SSE_CONTENT, encode_json
+from app.mcp.http import header_value
 from app.mcp.jsonrpc import Message
 
 from .peers import MAX_MESSAGE, PeerGone, Received, Sent, Unreachable, read

@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from app.mcp import jsonrpc, versions
-from app.mcp.framing import MODERN_SSE_HEADERS, http_status_for, read_header_value, sse_event
+from app.mcp.framing import MODERN_SSE_HEADERS, http_status_for, sse_event
+from app.mcp.http import read_header_value
 from app.mcp.jsonrpc import Message
 
 from .conversations import Conversation, Conversations, is_request, request_id
