@@ -390,5 +390,6 @@ async def test_a_live_session_s_steps_carry_the_engine_s_events_and_say_what_hap
     assert said[0] == "mcp 0.1.0 calls the tool read_order."
     assert said[1].startswith("The server answers the call to read_order: ")
     relisted = next(s for s in reversed(steps) if s["events"] and s["events"][-1] == again)
-    assert "Compared with its previous list: +search_invoices." in relisted["narration"]["en"]
-    assert "+search_invoices" in relisted["narration"]["zh"]
+    said = relisted["narration"]
+    assert "Compared with its previous list, search_invoices is new." in said["en"]
+    assert "新增了 search_invoices" in said["zh"] and "появился search_invoices" in said["ru"]

@@ -1,21 +1,17 @@
-"""Narration for each step in English, Chinese and Russian, and the agent's console lines.
+"""Which phrase narrates each step of the lab's simulated peers, and the agent's console lines.
 
-The runner names a phrase and its parameters; the phrase texts live in phrases.yaml. Some client
-events add a second sentence (the cache swap, a queued refresh, a retried call). Lists are joined
-the way each language writes them, counts take their plural form, and empty lists are left out.
+The runner and the recorder name a phrase and its parameters (`for_client_message`,
+`for_server_message`, or a key of their own); app.engine.phrasebook says it in English, Chinese
+and Russian from phrases.yaml. Some client events add a second sentence (the cache swap, a
+queued refresh, a retried call): `render` appends them.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import string
 from collections.abc import Callable
-from functools import cache
-from importlib import resources
 from typing import Any
-
-import yaml
 
 from app.mcp import events as ev
 from app.mcp import jsonrpc, versions
@@ -25,11 +21,21 @@ from app.mcp.jsonrpc import Message
 from app.mcp.leniency import UnknownFieldsIgnored
 
 from . import offer_narration
-from .step import LANGUAGES, Text, in_language
+from .phrasebook import join_list, joined, phrases, plural_category, text
+from .step import LANGUAGES, Text
 
-_BOOL = {"en": ("true", "false"), "zh": ("true", "false"), "ru": ("true", "false")}
-# How each language joins a list: "a, b and c", "a、b 和 c", "a, b и c".
-_LIST_JOIN = {"en": (", ", " and "), "zh": ("、", " 和 "), "ru": (", ", " и ")}
+# Callers say a phrase through this module (narration.text, narration.render): one door.
+__all__ = [
+    "LANGUAGES",
+    "console_line",
+    "for_client_message",
+    "for_server_message",
+    "join_list",
+    "phrases",
+    "plural_category",
+    "render",
+    "text",
+]
 
 # Events that add a sentence after the step's own phrase, and the phrase they use.
 _FOLLOW_UPS: dict[type[Event], str] = {
@@ -61,123 +67,9 @@ def _follow_up(event: Event) -> str | None:
     return _FOLLOW_UPS.get(type(event))
 
 
-@cache
-def phrases() -> dict[str, Any]:
-    text = resources.files("app.engine").joinpath("phrases.yaml").read_text("utf-8")
-    data: dict[str, Any] = yaml.safe_load(text)
-    return data
-
-
-def plural_category(lang: str, n: float) -> str:
-    """The CLDR plural category of n: English one/other, Russian one/few/many, Chinese other."""
-    if lang == "zh":
-        return "other"
-    if n != int(n):
-        return "other" if lang == "en" else "few"  # 1.5 tools, 1,5 инструмента
-    n = abs(int(n))
-    if lang == "en":
-        return "one" if n == 1 else "other"
-    if n % 10 == 1 and n % 100 != 11:
-        return "one"
-    if n % 10 in (2, 3, 4) and n % 100 not in (12, 13, 14):
-        return "few"
-    return "many"
-
-
-def _number(value: Any, lang: str) -> str:
-    text = str(value)
-    return text.replace(".", ",") if lang == "ru" else text
-
-
-class _Formatter(string.Formatter):
-    """`{count:tool}` writes the number with its noun in the right plural form ("1 tool",
-    "2 инструмента", "2 个工具"), from the `nouns` table of phrases.yaml."""
-
-    def __init__(self, lang: str):
-        self.lang = lang
-
-    def format_field(self, value: Any, format_spec: str) -> str:
-        if not format_spec:
-            return str(value)
-        forms = phrases()["nouns"][format_spec][self.lang]
-        number = float(str(value).replace(",", "."))
-        if isinstance(forms, str):  # Chinese: a measure word and the noun
-            return f"{_number(value, self.lang)} {forms}"
-        word = forms.get(plural_category(self.lang, number)) or forms["other"]
-        return f"{_number(value, self.lang)} {word}"
-
-
-def join_list(items: list[Any] | tuple[Any, ...], lang: str) -> str:
-    """Items as a person writes them: "a", "a and b", "a, b and c" (、 and 和 in Chinese)."""
-    words = [str(i) for i in items]
-    comma, last = _LIST_JOIN[lang]
-    if len(words) <= 1:
-        return "".join(words)
-    return comma.join(words[:-1]) + last + words[-1]
-
-
-def _format_value(value: Any, lang: str) -> str:
-    if isinstance(value, bool):
-        return _BOOL[lang][0 if value else 1]
-    if isinstance(value, list | tuple):
-        return join_list(value, lang)
-    if value is None:
-        return ""
-    return str(value)
-
-
-def _template(entry: Any, lang: str, params: dict[str, Any]) -> str:
-    """A phrase's text in one language; a mapping of plural categories picks by `n`."""
-    text = entry.get(lang) or entry["en"]
-    if isinstance(text, dict):
-        n = next((params[k] for k in ("n", "count", "tools", "seconds") if k in params), 0)
-        if n == 0 and "zero" in text:
-            return str(text["zero"])
-        return str(text.get(plural_category(lang, float(n))) or text["other"])
-    return str(text)
-
-
-def _changes(params: dict[str, Any], lang: str) -> str:
-    """ "search_invoices was added and list_orders was removed": the non-empty parts only."""
-    parts = []
-    for what in ("added", "removed", "changed"):
-        names = params.get(what) or []
-        if names:
-            entry = phrases()[f"delta.{what}"]
-            values = {"names": join_list(names, lang), "n": len(names)}
-            parts.append(_template(entry, lang, values).format(**values))
-    if not parts:
-        return _template(phrases()["delta.none"], lang, {})
-    return "，".join(parts) if lang == "zh" else join_list(parts, lang)
-
-
-def _fill(key: str, params: dict[str, Any]) -> Text:
-    entry = phrases()[key]
-    out = {}
-    for lang in LANGUAGES:
-        template = _template(entry, lang, params)
-        values = {k: _format_value(v, lang) for k, v in params.items()}
-        if "{changes}" in template:
-            values["changes"] = _changes(params, lang)
-        try:
-            out[lang] = _Formatter(lang).format(template, **values)
-        except (KeyError, IndexError) as exc:
-            raise KeyError(f"phrase {key} ({lang}) needs {exc}") from None
-    return _as_text(out)
-
-
-def _as_text(by_lang: dict[str, str]) -> Text:
-    return {"en": by_lang["en"], "zh": by_lang["zh"], "ru": by_lang["ru"]}
-
-
-def text(key: str, params: dict[str, Any] | None = None) -> Text:
-    """One phrase of phrases.yaml in every language (a console line, a host message)."""
-    return _fill(key, params or {})
-
-
 def render(key: str, params: dict[str, Any], events: list[Event]) -> Text:
     """The step's phrase, then a sentence for each notable client event."""
-    text = _fill(key, params)
+    said = text(key, params)
     for event in events:
         follow = _follow_up(event)
         if follow is None:
@@ -191,15 +83,8 @@ def render(key: str, params: dict[str, Any], events: list[Event]) -> Text:
             follow += "-single" if detail.get("pages") == 1 else ""
         if follow == "ev.cache-expired-pages":
             detail = {**detail, "n": len(detail["expired"])}
-        extra = _fill(follow, {**params, **detail})
-        text = _as_text({lang: _joined(text, extra, lang) for lang in LANGUAGES})
-    return text
-
-
-def _joined(first: Text, second: Text, lang: str) -> str:
-    """Two sentences in one language: zh runs on with no space, en and ru after one."""
-    a, b = in_language(first, lang), in_language(second, lang)
-    return a + b if lang == "zh" else f"{a} {b}"
+        said = joined(said, text(follow, {**params, **detail}))
+    return said
 
 
 def _all_new(published: dict[str, Any]) -> bool:

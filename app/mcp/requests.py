@@ -40,6 +40,11 @@ class Requests:
         self._open[request_id] = pending
         return request_id
 
+    def track(self, request_id: RequestId, pending: Pending) -> None:
+        """Keep `pending` under an id someone else chose (a real client, as an observer sees
+        it); the lab's own client lets `open` choose."""
+        self._open[request_id] = pending
+
     def close(self, request_id: RequestId | None) -> Pending | None:
         """The record of the request this answers (forgotten now), or None if unknown."""
         return None if request_id is None else self._open.pop(request_id, None)
