@@ -212,3 +212,46 @@ def test_nothing_is_reported_for_a_message_that_means_nothing_to_the_client() ->
     seen = observer.server_sent({"jsonrpc": "2.0", "method": "notifications/message"}, 0)
     assert [type(e) for e in seen.events] == [ev.OtherNotification]
     assert observer.client_sent({"jsonrpc": "2.0", "id": 1, "result": {}}, 0).events == []
+
+
+def rpc(**fields: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", **fields}
+
+
+def test_a_careless_host_shows_on_the_wire_page_two_never_asked_and_list_changed_ignored() -> None:
+    """What issue 20's tap grades, read from the observations alone: a host that calls a tool
+    after page 1 of 2 (never fetching page 2), then calls again after a list_changed without
+    listing again, and leaves a request of an abandoned walk uncancelled."""
+    observer = SessionObserver()
+    seen: list[Observation] = []
+
+    def client(at: int, **fields: Any) -> None:
+        seen.append(observer.client_sent(rpc(**fields), at))
+
+    def server(at: int, **fields: Any) -> None:
+        seen.append(observer.server_sent(rpc(**fields), at))
+
+    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "h"}}
+    client(0, id=1, method="initialize", params=init)
+    answer = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {"listChanged": True}}}
+    server(1, id=1, result=answer)
+    client(2, id=2, method="tools/list")
+    server(3, id=2, result={"tools": [{"name": "a"}], "nextCursor": "p2"})
+    client(4, id=3, method="tools/call", params={"name": "a"})
+    server(5, id=3, result={"content": [{"type": "text", "text": "ok"}]})
+    server(6, method="notifications/tools/list_changed")
+    client(7, id=4, method="tools/call", params={"name": "b"})
+    client(8, id=5, method="tools/list", params={"cursor": "p2"})
+    client(9, id=6, method="tools/list")  # a new walk; request 5 is left in flight
+
+    kinds = [[e.kind for e in o.events] for o in seen]
+    assert kinds[3] == ["page"]  # page 1 of walk 1, a nextCursor: the list is not whole
+    assert kinds[4] == ["call"] and observer.mirror.cache.generation == 0  # used before whole
+    assert kinds[6] == ["list-changed"] and kinds[7] == ["call"]  # no walk between them
+    assert kinds[9] == ["gather-abandoned", "gather-start"]
+    left = [observer.mirror.requests.get(i) for i in observer.mirror.requests.in_flight]
+    assert [(p.method, p.generation) for p in left if p is not None] == [
+        ("tools/call", 0),
+        ("tools/list", 1),  # the abandoned walk's page 2, never cancelled
+        ("tools/list", 2),
+    ]
