@@ -32,7 +32,9 @@ from app.engine.step import ServerState, State, Step, Text
 from app.mcp import versions
 from app.mcp.framing import Frame
 from app.mcp.host import Host, HostConfig
+from app.mcp.lifecycle import ClientPhase
 from app.mcp.observer import SessionObserver
+from app.mcp.versions import Era
 
 from .catalog import Change, ServedServer
 from .conversations import Exchange
@@ -61,9 +63,11 @@ class _Session:
 
     @property
     def version(self) -> str | None:
-        """The version negotiated, once the server has answered the opening."""
+        """The session's version: a 2026 request names it; a legacy one is known once the
+        server has answered initialize."""
         mirror = self.observer.mirror
-        return mirror.version if mirror.phase.value == "ready" else None
+        known = mirror.era is Era.MODERN or mirror.phase is ClientPhase.READY
+        return mirror.version if known else None
 
 
 class SessionLog:
