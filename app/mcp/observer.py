@@ -9,10 +9,11 @@ simulated client would have reported in the real client's place (initialize sent
 a walk of tools/list started, each page, the list complete with what it added and removed,
 list_changed, a call and its result, a request cancelled, an answer nobody waits for).
 
-Alongside, the observer keeps a `ClientMirror`: the client as far as the wire shows it, with
-the same parts as the simulated client (`requests` by the ids the real client chose, the
-`gathering` under way, the `cache` of the last complete list with its pages' ttlMs), so the
-engine's narration reads either one, and its `snapshot` is the client's state in a step. What
+Alongside, the observer keeps a `ClientMirror` (app.mcp.mirror): the client as far as the wire
+shows it, with the same parts as the simulated client (`requests` by the ids the real client
+chose, the `gathering` under way, the `cache` of the last complete list with its pages'
+ttlMs); its `snapshot` is the client's state in a step. `stream_closed` is the one thing that
+is not a message: on 2026-07-28 HTTP, closing a request's stream cancels it. What
 the wire cannot show (whether the client swapped its cache, whether it will list again) is no
 event: a grader of the client (issue 20's tap) reads the observations in order and judges by
 what was sent when, e.g. a tools/call after the list expired and before a new walk, or a
