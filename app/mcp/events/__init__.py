@@ -42,6 +42,7 @@ from .gathering import (
 from .host import CallPrepared, CallRefused
 from .listchanged import (
     ListChanged,
+    ListChangedIgnored,
     ListenAcknowledged,
     ListenClosed,
     ListenSent,
