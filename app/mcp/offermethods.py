@@ -11,15 +11,12 @@ subscriptions/listen filters); prompts/get returns the prompt's text as one user
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import jsonrpc, versions
 from .jsonrpc import Message, RequestId
-from .primitives import shape
+from .primitives import Serving, shape
 from .versions import Era
-
-if TYPE_CHECKING:
-    from .server import MCPServer
 
 NOT_FOUND_LEGACY = -32002  # "Resource not found" until 2025-11-25; 2026-07-28 uses -32602
 
@@ -28,7 +25,7 @@ def _modern(version: str) -> bool:
     return versions.era_of(version) is Era.MODERN
 
 
-def _finish(server: MCPServer, result: dict[str, Any], version: str, ttl: bool) -> dict[str, Any]:
+def _finish(server: Serving, result: dict[str, Any], version: str, ttl: bool) -> dict[str, Any]:
     """2026-07-28 results carry resultType, serverInfo and (when cacheable) ttlMs/cacheScope."""
     if _modern(version):
         result["resultType"] = "complete"
@@ -39,9 +36,9 @@ def _finish(server: MCPServer, result: dict[str, Any], version: str, ttl: bool) 
     return result
 
 
-def _list(kind: str) -> Callable[[MCPServer, RequestId, dict[str, Any], str], Message]:
+def _list(kind: str) -> Callable[[Serving, RequestId, dict[str, Any], str], Message]:
     def serve(
-        server: MCPServer, request_id: RequestId, params: dict[str, Any], version: str
+        server: Serving, request_id: RequestId, params: dict[str, Any], version: str
     ) -> Message:
         cursor = params.get("cursor")
         catalog = server.primitives.lists[kind]
@@ -63,7 +60,7 @@ list_prompts = _list("prompts")
 
 
 def read_resource(
-    server: MCPServer, request_id: RequestId, params: dict[str, Any], version: str
+    server: Serving, request_id: RequestId, params: dict[str, Any], version: str
 ) -> Message:
     uri = params.get("uri")
     found = server.primitives.find_resource(uri)
@@ -77,7 +74,7 @@ def read_resource(
 
 
 def subscribe(
-    server: MCPServer, request_id: RequestId, params: dict[str, Any], version: str
+    server: Serving, request_id: RequestId, params: dict[str, Any], version: str
 ) -> Message:
     uri = params.get("uri")
     if not isinstance(uri, str):
@@ -88,7 +85,7 @@ def subscribe(
 
 
 def unsubscribe(
-    server: MCPServer, request_id: RequestId, params: dict[str, Any], version: str
+    server: Serving, request_id: RequestId, params: dict[str, Any], version: str
 ) -> Message:
     uri = params.get("uri")
     if uri in server.primitives.subscribed:
@@ -97,7 +94,7 @@ def unsubscribe(
 
 
 def get_prompt(
-    server: MCPServer, request_id: RequestId, params: dict[str, Any], version: str
+    server: Serving, request_id: RequestId, params: dict[str, Any], version: str
 ) -> Message:
     name = params.get("name")
     prompt = server.primitives.lists["prompts"].find(name)
@@ -111,7 +108,7 @@ def get_prompt(
     return jsonrpc.result(request_id, _finish(server, result, version, ttl=False))
 
 
-Method = Callable[["MCPServer", RequestId, dict[str, Any], str], Message]
+Method = Callable[[Serving, RequestId, dict[str, Any], str], Message]
 LEGACY_HANDLERS: dict[str, Method] = {
     "resources/list": list_resources,
     "resources/templates/list": list_templates,

@@ -20,15 +20,13 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from . import jsonrpc, versions
+from .answers import ServerConfig
 from .catalog import Catalog
-from .jsonrpc import Message
+from .jsonrpc import Message, RequestId
 from .lifecycle import ServerPhase
-
-if TYPE_CHECKING:
-    from .server import MCPServer, ServerConfig
 
 # Keys each version's schema gives these objects (Resource, ResourceTemplate, Prompt).
 _BASE = frozenset({"name", "description", "annotations"})
@@ -124,13 +122,25 @@ class Primitives:
         return out
 
 
+class Serving(Protocol):
+    """What the functions below need of the server that offers these primitives (an
+    MCPServer): declared here so this module depends on it, not on the server that imports it."""
+
+    config: ServerConfig
+    phase: ServerPhase
+    subscriptions: dict[RequestId, dict[str, bool]]
+    primitives: Primitives
+
+    def _info(self) -> dict[str, Any]: ...
+
+
 def _ident(kind: str, item: dict[str, Any]) -> Any:
     return item.get({"resources": "uri", "resourceTemplates": "uriTemplate"}.get(kind, "name"))
 
 
 # --------------------------------------------------------------------------- notifications
 def notices(
-    server: MCPServer, method: str, wanted: Callable[[dict[str, Any]], bool]
+    server: Serving, method: str, wanted: Callable[[dict[str, Any]], bool]
 ) -> list[Message]:
     """`method` to whoever should hear it: the legacy session, or each modern listen stream
     whose acknowledged filter `wanted` accepts (each stamped with its subscriptionId)."""
@@ -138,7 +148,7 @@ def notices(
 
 
 def _notices(
-    server: MCPServer,
+    server: Serving,
     method: str,
     params: dict[str, Any],
     wanted: Callable[[dict[str, Any]], bool],
@@ -154,7 +164,7 @@ def _notices(
     ]
 
 
-def list_changed(server: MCPServer, kind: str) -> list[Message]:
+def list_changed(server: Serving, kind: str) -> list[Message]:
     """After a change of the resource or prompt list: the notice, if the flag was declared."""
     offer = server.primitives.offer
     if kind == "prompts" and offer.prompts_list_changed:
@@ -166,7 +176,7 @@ def list_changed(server: MCPServer, kind: str) -> list[Message]:
     return notices(server, method, lambda honoured: bool(honoured.get(key)))
 
 
-def resource_updated(server: MCPServer, uri: str) -> list[Message]:
+def resource_updated(server: Serving, uri: str) -> list[Message]:
     """notifications/resources/updated to the subscribers of `uri` only."""
     if not server.primitives.offer.resources_subscribe:
         return []
@@ -182,7 +192,7 @@ def resource_updated(server: MCPServer, uri: str) -> list[Message]:
     )
 
 
-def honour(server: MCPServer, wanted: dict[str, Any]) -> dict[str, Any]:
+def honour(server: Serving, wanted: dict[str, Any]) -> dict[str, Any]:
     """The part of a listen filter this server can deliver (the acknowledgement echoes it)."""
     offer = server.primitives.offer
     out: dict[str, Any] = {}
@@ -199,7 +209,7 @@ def honour(server: MCPServer, wanted: dict[str, Any]) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- changes
-def replace_list(server: MCPServer, kind: str, items: list[dict[str, Any]]) -> list[Message]:
+def replace_list(server: Serving, kind: str, items: list[dict[str, Any]]) -> list[Message]:
     """Swap one list (resources, resourceTemplates, prompts); the notices this causes."""
     if not server.primitives.lists[kind].replace(items):
         return []
@@ -207,7 +217,7 @@ def replace_list(server: MCPServer, kind: str, items: list[dict[str, Any]]) -> l
     return list_changed(server, kind) if kind != "resourceTemplates" else []
 
 
-def edit_resource(server: MCPServer, uri: str, text: str) -> list[Message]:
+def edit_resource(server: Serving, uri: str, text: str) -> list[Message]:
     """New contents for one resource: the list is the same, only its subscribers hear of it."""
     catalog = server.primitives.lists["resources"]
     items = [{**r, "text": text} if r.get("uri") == uri else r for r in catalog.tools]

@@ -6,17 +6,18 @@ cause. Whether a message is accepted in the session's phase is the lifecycle tab
 (`app.mcp.lifecycle.SERVER_TRANSITIONS`), and nothing else moves the phase: legacy peers go
 through initialize -> result -> notifications/initialized; modern (2026-07-28) requests each
 carry their version and capabilities in params._meta, and list_changed travels only on a
-subscriptions/listen stream. Pages and cursors are the catalog's (`catalog`), running a tool is
-`toolcalls`'.
+subscriptions/listen stream. What each method answers is built by `answers` (which also holds
+`ServerConfig`), pages and cursors are the catalog's (`catalog`), running a tool is
+`toolcalls`', resources and prompts `primitives`'.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-from . import auth, jsonrpc, lifecycle, offermethods, primitives, versions
+from . import answers, jsonrpc, lifecycle, offermethods, primitives, versions
+from .answers import ServerConfig
 from .catalog import DEFAULT_INPUT_SCHEMA, Catalog, shape_tool
 from .jsonrpc import Message, RequestId
 from .lifecycle import SERVER_TRANSITIONS, ServerPhase
@@ -35,39 +36,6 @@ __all__ = [
 ]
 
 LEGACY_TRANSITIONS = SERVER_TRANSITIONS  # the name older tests and docs use
-
-
-@dataclass(frozen=True)
-class ServerConfig:
-    """What a scenario says about one server. `name` is its serverInfo.name."""
-
-    name: str
-    version: str = "1.0.0"
-    tools: tuple[dict[str, Any], ...] = ()
-    page_size: int = 50
-    list_changed: bool = False
-    supported_versions: tuple[str, ...] = versions.VERSIONS
-    instructions: str | None = None
-    ttl_ms: int = 300_000
-    # 2026-07-28: each tools/list page's own ttlMs, in page order; pages past the end use ttl_ms.
-    page_ttl_ms: tuple[int, ...] = ()
-    cache_scope: str = "public"
-    failing_tools: frozenset[str] = field(default_factory=frozenset)
-    # What a cursor issued before a catalog change means (see app.mcp.catalog).
-    stale_cursors: str = "continue"
-    # Resources, templates and prompts (app.mcp.primitives); None: the capability is not declared.
-    resources: tuple[dict[str, Any], ...] | None = None
-    resource_templates: tuple[dict[str, Any], ...] = ()
-    prompts: tuple[dict[str, Any], ...] | None = None
-    resources_list_changed: bool = False
-    resources_subscribe: bool = False
-    prompts_list_changed: bool = False
-    # Servers as found in the wild: one built for a version sends that version's tool fields
-    # whatever was negotiated; one that ignores cursors serves page 1 for any cursor.
-    built_for: str | None = None
-    ignores_cursor: bool = False
-    # A protected server (Streamable HTTP only): app.mcp.auth gates its requests.
-    auth: auth.AuthConfig | None = None
 
 
 class MCPServer:
@@ -212,29 +180,16 @@ class MCPServer:
         return [_LEGACY_HANDLERS[method](self, request_id, params, version)]
 
     def _initialize(self, request_id: RequestId, params: dict[str, Any], version: str) -> Message:
-        requested = params.get("protocolVersion")
-        legacy = [v for v in self.config.supported_versions if v in versions.LEGACY_VERSIONS]
-        # Echo a supported version; otherwise counter-offer our latest (a result, not an error).
-        chosen = requested if requested in legacy else legacy[-1]
-        self.legacy_version = chosen
-        result: dict[str, Any] = {
-            "protocolVersion": chosen,
-            "capabilities": self._capabilities(),
-            "serverInfo": self._info(),
-        }
-        if self.config.instructions:
-            result["instructions"] = self.config.instructions
-        return jsonrpc.result(request_id, result)
+        offered = self.primitives.capabilities()
+        answer = answers.initialize(self.config, offered, request_id, params)
+        self.legacy_version = answer["result"]["protocolVersion"]
+        return answer
 
     def _ping(self, request_id: RequestId, params: dict[str, Any], version: str) -> Message:
         return jsonrpc.result(request_id, {})
 
-    def _capabilities(self) -> dict[str, Any]:
-        tools = {"listChanged": True} if self.config.list_changed else {}
-        return {"tools": tools, **self.primitives.capabilities()}
-
     def _info(self) -> dict[str, Any]:
-        return {"name": self.config.name, "version": self.config.version}
+        return answers.info(self.config)
 
     def _modern_notification(self, method: str, params: dict[str, Any]) -> list[Message]:
         if self._allows(lifecycle.MODERN_NOTIFICATION):
@@ -273,24 +228,10 @@ class MCPServer:
         return [response]
 
     def _modern_versions(self) -> list[str]:
-        """Versions a request with _meta may name, newest first."""
-        return sorted(
-            (v for v in self.config.supported_versions if v in versions.MODERN_VERSIONS),
-            reverse=True,
-        )
+        return answers.modern_versions(self.config)
 
     def _discover(self, request_id: RequestId, params: dict[str, Any], version: str) -> Message:
-        result: dict[str, Any] = {
-            "resultType": "complete",
-            "supportedVersions": self._modern_versions(),
-            "capabilities": self._capabilities(),
-            "_meta": {versions.META_SERVER_INFO: self._info()},
-        }
-        if self.config.instructions:
-            result["instructions"] = self.config.instructions
-        result["ttlMs"] = self.config.ttl_ms
-        result["cacheScope"] = self.config.cache_scope
-        return jsonrpc.result(request_id, result)
+        return answers.discover(self.config, self.primitives.capabilities(), request_id)
 
     def _listen(self, request_id: RequestId, params: dict[str, Any], version: str) -> Message:
         wanted = params.get("notifications") or {}
@@ -304,28 +245,9 @@ class MCPServer:
 
     # ----------------------------------------------------------------- methods
     def _list_tools(self, request_id: RequestId, params: dict[str, Any], version: str) -> Message:
-        cursor = None if self.config.ignores_cursor else params.get("cursor")
-        page = self.page
-        protected = self.config.auth is not None and bool(self.config.auth.tool_scopes)
-        if self.config.auth is not None and self.scopes is not None:
-            # The list this token may see (2026-07-28: it MAY vary by authorization).
-            page = self.catalog.view(auth.visible(self.tools, self.config.auth, self.scopes)).page
-        found = page(cursor) if cursor is None or isinstance(cursor, str) else None
-        if found is None:
-            return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "Invalid cursor")
-        chunk, next_cursor = found
-        shaped_for = self.config.built_for or version
-        result: dict[str, Any] = {"tools": [shape_tool(t, shaped_for) for t in chunk]}
-        if next_cursor is not None:
-            result["nextCursor"] = next_cursor
-        if versions.era_of(version) is Era.MODERN:
-            # Each page is cached on its own, under its own ttlMs; the scope is one per list.
-            index = self.catalog.page_index(cursor)
-            page_ttls = self.config.page_ttl_ms
-            result["ttlMs"] = page_ttls[index] if index < len(page_ttls) else self.config.ttl_ms
-            # A list that depends on the token is private: no cache may share it across tokens.
-            result["cacheScope"] = "private" if protected else self.config.cache_scope
-        return jsonrpc.result(request_id, result)
+        return answers.list_tools(
+            self.config, self.catalog, self.page, self.scopes, request_id, params, version
+        )
 
     def _call_tool(self, request_id: RequestId, params: dict[str, Any], version: str) -> Message:
         failing = self.config.failing_tools
