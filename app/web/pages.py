@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from flask import render_template
-from flask_babel import force_locale
+from flask_babel import force_locale, gettext
 from markupsafe import Markup
 
 from app.web import panels
@@ -119,11 +119,14 @@ def step_html(lab: Lab, v: Viewer) -> str:
     return "".join(whole(lab, s, drafts(lab, s, STEP), "page").values())
 
 
+def first_question() -> str:
+    """What the page and the socket say when an open question stops the viewer."""
+    return str(gettext("Answer this question first."))
+
+
 def drawn(lab: Lab, v: Viewer, wanted: int) -> Layout:
     """What GET /scenario/<id> drew for this viewer's URL asking for step `wanted`: without the
     answers the browser keeps (they come with the socket), so stopped at the first question."""
-    from app.web.session import first_question  # the page says it in the same words
-
     page = Viewer(v.scenario, v.version, v.transport, v.lang, 0, v.view, v.present)
     page.step = gate(lab, page, wanted)
     alert = first_question() if page.step != wanted else ""

@@ -36,10 +36,19 @@ from app.web.channel import Closed
 from app.web.commands import Refused
 from app.web.lab import Lab, Step
 from app.web.pacer import Pacer
-from app.web.pages import OWN, alert_html, drawn, frame
+from app.web.pages import OWN, alert_html, drawn, first_question, frame
 from app.web.render import VIEWS, Viewer, checkpoint_key, chosen, gate
 
-__all__ = ["COMMANDS", "converse", "gate", "handle", "opening", "same_event", "tick"]
+__all__ = [
+    "COMMANDS",
+    "converse",
+    "first_question",
+    "gate",
+    "handle",
+    "opening",
+    "same_event",
+    "tick",
+]
 
 
 class Socket(Protocol):
@@ -93,10 +102,6 @@ def _trace(lab: Lab, v: Viewer) -> list[Step]:
 def _blocked(lab: Lab, v: Viewer) -> bool:
     """Whether the step on show asks a question this viewer has not answered yet."""
     return bool(_trace(lab, v)[v.step].get("checkpoint")) and chosen(lab, v) is None
-
-
-def first_question() -> str:
-    return str(gettext("Answer this question first."))
 
 
 def _move(lab: Lab, v: Viewer, pacer: Pacer, to: int) -> None:
