@@ -243,7 +243,9 @@ def cmd_probe(args: argparse.Namespace) -> int:
     target = list(args.target)
     if target and target[0] == "--":
         target = target[1:]
-    return run_probe(target, args.protocol_version, args.format, args.trace, args.timeout)
+    return run_probe(
+        target, args.protocol_version, args.format, args.trace, args.timeout, args.strict
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -312,13 +314,16 @@ def build_parser() -> argparse.ArgumentParser:
         "probe",
         help="run the lab's client against a real MCP server and grade its tool discovery",
         description="Probe a real MCP server: `mcp-lab probe URL` (Streamable HTTP) or "
-        "`mcp-lab probe -- CMD [ARGS...]` (stdio). Exit 0 when every check passes, 1 when any "
-        "fails, 2 when the server cannot be reached.",
+        "`mcp-lab probe -- CMD [ARGS...]` (stdio). Each check is graded as the spec words its "
+        "rule: a broken MUST fails, a SHOULD warns, a host's rule or a field the version does "
+        "not define is a note. Exit 0 when nothing fails, 1 when something does, 2 when the "
+        "server cannot be reached.",
     )
     p.add_argument("--protocol-version", choices=versions.VERSIONS)
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--trace", metavar="FILE", help="write the session as JSONL trace steps")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each answer")
+    p.add_argument("--strict", action="store_true", help="warnings (a broken SHOULD) fail too")
     p.add_argument("target", nargs=argparse.REMAINDER, metavar="URL | -- CMD [ARGS...]")
     p.set_defaults(func=cmd_probe)
     p = sub.add_parser(

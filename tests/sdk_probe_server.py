@@ -10,6 +10,11 @@ broken  the mistakes real servers make: a name with a space (and one with a dot)
         an invented cursor is an internal error instead of -32602
 loop    a nextCursor that never changes, so a client that trusts it never stops
 noisy   clean, but prints a banner on stdout before serving (stdout must carry MCP only)
+must    clean but for one tool whose inputSchema is no valid JSON Schema (a MUST from 2025-11-25)
+should  clean but for a tool named `bad name!` (from 2025-11-25 the spec's SHOULD; before, no rule)
+notes   the SDK's high-level MCPServer (FastMCP's new name) with its defaults: 12 tools in one
+        page, one named `send.email` (the spec allows dots, model APIs do not: a host's rule),
+        each with title and outputSchema, and any cursor ignored
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import anyio
 import mcp.types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 from mcp.shared.exceptions import MCPError
@@ -30,6 +36,15 @@ OBJECT: dict[str, Any] = {"type": "object", "properties": {"q": {"type": "string
 
 
 def catalog(mode: str) -> list[types.Tool]:
+    if mode == "must":
+        tools = catalog("clean")
+        odd = {"type": "object", "properties": {"q": {"type": "text"}}}
+        tools[3] = types.Tool(name="tool_3", input_schema=odd)
+        return tools
+    if mode == "should":
+        tools = catalog("clean")
+        tools[1] = types.Tool(name="bad name!", description="a space and a !", input_schema=OBJECT)
+        return tools
     if mode == "broken":
         return [
             types.Tool(name="search docs", description="space in the name", input_schema=OBJECT),
@@ -75,6 +90,24 @@ def sdk_server(mode: str) -> Server[Any]:
     )
 
 
+def notes_server() -> MCPServer:
+    """FastMCP as most servers in the wild use it: decorated functions, the SDK's defaults."""
+    app = MCPServer("notes")
+
+    @app.tool(name="send.email", title="Send an email")
+    def send_email(to: str, body: str) -> str:
+        """Send an email."""
+        return f"sent to {to}"
+
+    for i in range(11):
+
+        def note(q: str) -> str:
+            return q
+
+        app.tool(name=f"note_{i}", title=f"Note {i}", description=f"Note number {i}")(note)
+    return app
+
+
 async def serve_stdio(mode: str) -> None:
     server = sdk_server("clean" if mode == "noisy" else mode)
     options = server.create_initialization_options(NotificationOptions(tools_changed=True))
@@ -84,6 +117,9 @@ async def serve_stdio(mode: str) -> None:
 
 if __name__ == "__main__":
     chosen = sys.argv[1] if len(sys.argv) > 1 else "clean"
+    if chosen == "notes":
+        notes_server().run()
+        sys.exit(0)
     if chosen == "noisy":
         print("Starting my server v1.0 ...", flush=True)
     anyio.run(serve_stdio, chosen)

@@ -12,6 +12,7 @@ returns human-readable problems (worded by `schema_errors`), empty when the mess
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 from typing import Any, Literal
 
 from app.mcp.schema_errors import CLOSED, schema_problems, show
@@ -24,6 +25,9 @@ Sender = Literal["client", "server"]
 _TOOL_NAME = re.compile(r"[A-Za-z0-9._-]{1,128}")
 _TOOL_NAME_CHAR = re.compile(r"[A-Za-z0-9._-]")
 _TOOL_NAME_MAX = 128
+
+# Whether check_message adds the spec's tool-name advice to the schema's verdict.
+NAME_GUIDANCE: ContextVar[bool] = ContextVar("name_guidance", default=True)
 
 # The schema types `resultType` as a plain string; its documentation names these two values.
 _RESULT_TYPES = ("complete", "input_required")
@@ -62,6 +66,7 @@ def check_message(
     sender: Sender,
     request_method: str | None = None,
     closed: bool = True,
+    name_guidance: bool = True,
 ) -> list[str]:
     """Every problem with one JSON-RPC message under one protocol version; [] when valid.
 
@@ -69,12 +74,16 @@ def check_message(
     `request_method` is the method of the request a response answers, without which a result is
     checked only as an envelope. `closed=False` checks against the official schema alone, which
     allows fields a version does not define (a server built for a newer version sends them).
+    `name_guidance=False` leaves out the tool-name advice, which is no part of the schema (a
+    grader that weighs it by version, as `mcp-lab probe` does, checks it on its own).
     """
     token = CLOSED.set(closed)
+    names = NAME_GUIDANCE.set(name_guidance)
     try:
         return _check(message, version, sender, request_method)
     finally:
         CLOSED.reset(token)
+        NAME_GUIDANCE.reset(names)
 
 
 def _check(
@@ -175,6 +184,8 @@ def _check_method_message(
         return
     problems.extend(schema_problems(schema.version, definition, message, ""))
     params = message.get("params")
+    if not NAME_GUIDANCE.get():
+        return
     if method == "tools/call" and isinstance(params, dict) and isinstance(params.get("name"), str):
         problems.extend(f"params.name: {problem}" for problem in tool_name_problems(params["name"]))
 
@@ -220,7 +231,7 @@ def _check_result(
             )
     problems.extend(schema_problems(schema.version, definition, result, "result"))
     tools = result.get("tools")
-    if request_method == "tools/list" and isinstance(tools, list):
+    if request_method == "tools/list" and isinstance(tools, list) and NAME_GUIDANCE.get():
         for index, tool in enumerate(tools):
             if isinstance(tool, dict) and isinstance(tool.get("name"), str):
                 problems.extend(

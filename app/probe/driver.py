@@ -92,6 +92,8 @@ class Driver:
         for message in out.messages:
             if "method" in message and "id" in message:
                 self._asked[message["id"]] = message["method"]
+            if message.get("method") == "subscriptions/listen":
+                self.session.listen_asked = True
             sent = self.peer.send(message)
             self.session.wire.append(("client", message))
             frame = Frame(self.peer.transport, sent.channel, sent.frame, sent.reply)
@@ -180,6 +182,7 @@ class Driver:
                 self.session.failure = "the server refused every version the client offered"
         except (_Timeout, PeerGone) as exc:
             self.session.failure = str(exc)
+            self.session.silent = isinstance(exc, _Timeout)
         self.session.gather_events = [e.kind for e in self.events]
         self.session.noise = list(self.peer.noise)
         return Run(self.session, grade(self.session), self.finish())

@@ -1,7 +1,9 @@
 """What a probe found: one `Run` per version graded, and the report as text or JSON.
 
-The report describes the newest version negotiated (`main`) and lists every version's checks;
-its exit status is 0 when all pass, 1 when any fails, 2 when the server could not be reached.
+The report describes the newest version negotiated (`main`) and lists every version's checks,
+each with its level and the spec's sentence it rests on; its exit status is 0 when no check
+fails (warnings and notes do not, unless `strict` makes warnings fail), 1 when one does, 2 when
+the server could not be reached.
 `write_trace` writes the main run's steps as `mcp-lab trace --format jsonl` would.
 """
 
@@ -15,8 +17,17 @@ from app.engine.step import Step
 from app.mcp import versions
 
 from .checks import Check, Session, counted
+from .levels import failing
 
-__all__ = ["ProbeReport", "Run", "report_json", "report_text", "write_trace"]
+__all__ = [
+    "ProbeReport",
+    "Run",
+    "check_lines",
+    "report_json",
+    "report_text",
+    "verdict",
+    "write_trace",
+]
 
 
 @dataclass
@@ -31,6 +42,7 @@ class ProbeReport:
     target: str
     runs: list[Run] = field(default_factory=list)
     unreachable: str | None = None
+    strict: bool = False  # warnings fail too
 
     @property
     def main(self) -> Run | None:
@@ -44,7 +56,8 @@ class ProbeReport:
     def exit_code(self) -> int:
         if self.unreachable is not None:
             return 2
-        return 0 if all(c.ok for r in self.runs for c in r.checks) else 1
+        failed = any(failing(c, strict=self.strict) for r in self.runs for c in r.checks)
+        return 1 if failed else 0
 
 
 def report_json(report: ProbeReport) -> dict[str, Any]:
@@ -55,7 +68,7 @@ def report_json(report: ProbeReport) -> dict[str, Any]:
             "protocolVersion": None,
             "pages": 0,
             "tools": [],
-            "checks": [Check("reachable", False, report.unreachable or "no answer").as_json(None)],
+            "checks": [Check("reachable", "fail", report.unreachable or "no answer").as_json(None)],
         }
     s = main.session
     return {
@@ -64,7 +77,7 @@ def report_json(report: ProbeReport) -> dict[str, Any]:
         "pages": len(s.pages),
         "tools": s.tools,
         "checks": [
-            c.as_json(r.session.version or r.session.requested)
+            c.as_json(r.session.version or r.session.requested, strict=report.strict)
             for r in report.runs
             for c in r.checks
         ],
@@ -72,8 +85,12 @@ def report_json(report: ProbeReport) -> dict[str, Any]:
     }
 
 
+MARKS = {"pass": "ok  ", "note": "note", "warn": "WARN", "fail": "FAIL"}
+
+
 def report_text(report: ProbeReport) -> str:
-    """Every check of the newest version; for the other versions, what failed."""
+    """Every check of the newest version; for the other versions, what was not a pass. Each
+    finding is followed by the spec's sentence it rests on."""
     main = report.main
     if main is None:
         return f"{report.target}: unreachable: {report.unreachable}\n"
@@ -83,17 +100,39 @@ def report_text(report: ProbeReport) -> str:
     for run in [main, *(r for r in report.runs if r is not main)]:
         s = run.session
         label = s.version or f"{s.requested} (not negotiated)"
-        failed = [c for c in run.checks if not c.ok]
+        shown = run.checks if run is main else [c for c in run.checks if c.level != "pass"]
         summary = f"{counted(len(s.pages), 'page')}, {counted(len(s.tools), 'tool')}"
         if run is not main:
-            summary += f", {len(run.checks) - len(failed)} of {len(run.checks)} checks passed"
+            passes = sum(1 for c in run.checks if c.level == "pass")
+            summary += f", {passes} of {len(run.checks)} checks passed"
         lines.append(f"  {label} over {s.transport}: {summary}")
-        for check in run.checks if run is main else failed:
-            mark = "ok  " if check.ok else "FAIL"
-            lines.append(f"    {mark} {check.id:<17} {check.detail}")
-    failures = sum(1 for r in report.runs for c in r.checks if not c.ok)
-    lines.append("all checks passed" if not failures else f"{counted(failures, 'check')} failed")
+        lines += check_lines(shown)
+    lines.append(verdict(report.runs, report.strict))
     return "\n".join(lines) + "\n"
+
+
+def check_lines(checks: list[Check]) -> list[str]:
+    """A check per line; a finding's spec sentence under it (shared by the tap's report card)."""
+    lines: list[str] = []
+    for check in checks:
+        lines.append(f"    {MARKS[check.level]} {check.id:<17} {check.detail}")
+        if check.level != "pass" and check.spec is not None:
+            spec = check.spec
+            lines.append(f'         {spec.version} {spec.page}: "{spec.text}"')
+    return lines
+
+
+def verdict(runs: list[Run], strict: bool) -> str:
+    """The last line: how many checks failed, warned, noted."""
+    checks = [c for r in runs for c in r.checks]
+    tally = {level: sum(1 for c in checks if c.level == level) for level in MARKS}
+    said = [counted(tally["fail"], "failure")] if tally["fail"] else []
+    said += [counted(tally["warn"], "warning")] if tally["warn"] else []
+    said += [counted(tally["note"], "note")] if tally["note"] else []
+    if not said:
+        return "all checks passed"
+    fails = any(failing(c, strict=strict) for c in checks)
+    return ", ".join(said) + (" (fails)" if fails else " (passes)")
 
 
 def write_trace(report: ProbeReport, path: str) -> None:

@@ -7,8 +7,8 @@ Without --protocol-version the probe starts with the dual-era opening (server/di
 a legacy server makes the client fall back to initialize), then tries initialize with each
 legacy version, newest first; a version the server only counter-offers away from is not one it
 offers, so it is not graded twice. The report describes the newest version offered and lists
-every version's checks; the exit status is 0 when all pass, 1 when any fails, 2 when the server
-cannot be reached at all.
+every version's checks; the exit status is 0 when no check fails (a broken MUST; with --strict
+a broken SHOULD too), 1 when one does, 2 when the server cannot be reached at all.
 """
 
 from __future__ import annotations
@@ -31,10 +31,11 @@ def probe(
     *,
     version: str | None = None,
     timeout: float = 10.0,
+    strict: bool = False,
 ) -> ProbeReport:
     """Probe a server: `target` is a URL (one item) or a command and its arguments."""
     is_url = len(target) == 1 and target[0].startswith(("http://", "https://"))
-    report = ProbeReport(target[0] if is_url else " ".join(target))
+    report = ProbeReport(target[0] if is_url else " ".join(target), strict=strict)
 
     def connect() -> Peer:
         return HttpPeer(target[0], timeout=timeout) if is_url else StdioPeer(target)
@@ -84,7 +85,12 @@ def _offered(runs: list[Run]) -> list[Run]:
 
 
 def run_probe(
-    target: list[str], version: str | None, fmt: str, trace: str | None, timeout: float
+    target: list[str],
+    version: str | None,
+    fmt: str,
+    trace: str | None,
+    timeout: float,
+    strict: bool = False,
 ) -> int:
     if not target:
         print(
@@ -92,7 +98,7 @@ def run_probe(
             file=sys.stderr,
         )
         return 2
-    report = probe(target, version=version, timeout=timeout)
+    report = probe(target, version=version, timeout=timeout, strict=strict)
     if trace:
         write_trace(report, trace)
     if fmt == "json":
