@@ -248,6 +248,13 @@ def cmd_probe(args: argparse.Namespace) -> int:
     )
 
 
+def cmd_tap(args: argparse.Namespace) -> int:
+    """Relay a real host's session with a real server, record it and grade the host."""
+    from app.tap.run import run_tap
+
+    return run_tap(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mcp-lab", description="MCP Discovery Lab")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -343,6 +350,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--protocol-version", choices=versions.VERSIONS)
     p.add_argument("--transport", choices=["stdio", "http"])
     p.set_defaults(func=cmd_package)
+    p = sub.add_parser(
+        "tap",
+        help="sit between a real MCP host and server, record both sides and grade the host",
+        description="A transparent proxy: configure the host to run `mcp-lab tap -- CMD "
+        "[ARGS...]` instead of the server (stdio), or to connect to `mcp-lab tap --upstream URL "
+        "--port P` (Streamable HTTP and HTTP+SSE). Bytes pass unchanged; every message is "
+        "recorded as trace steps, watchable live in `mcp-lab serve`'s /watch, and the host gets "
+        "a report card graded by the spec's words. stdio: the report goes to stderr and the exit "
+        "status is the server's; HTTP: on Ctrl-C the report goes to stdout, exit 1 when a check "
+        "fails.",
+    )
+    p.add_argument("--upstream", metavar="URL", help="HTTP: the real server's MCP URL")
+    p.add_argument("--host", default="127.0.0.1", help="HTTP: where the tap listens")
+    p.add_argument("--port", type=int, default=3002, help="HTTP: the tap's port (0: any free)")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--trace", metavar="FILE", help="write the newest session as JSONL steps")
+    p.add_argument("--report", metavar="FILE", help="write the report card here instead")
+    p.add_argument("--strict", action="store_true", help="warnings (a broken SHOULD) fail too")
+    p.add_argument(
+        "--lab-port", type=int, default=0, help="the port of the sessions' JSON for /watch"
+    )
+    p.add_argument("--lab", metavar="URL", help="the lab's address for the printed watch link")
+    p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]")
+    p.set_defaults(func=cmd_tap)
     p = sub.add_parser(
         "serve",
         help="serve the web lab",
