@@ -217,14 +217,15 @@ class HttpFlow:
         token = (parse_qs(urlsplit(head.target).query).get("session_id") or [""])[0]
         if token:
             return f"sse:{token}"
-        params = message.get("params") if isinstance(message, dict) else None
+        message = message or {}
+        params = message.get("params")
         meta = params.get("_meta") if isinstance(params, dict) else None
         if isinstance(meta, dict) and versions.META_VERSION in meta:
             info = meta.get(versions.META_CLIENT_INFO)
             info = info if isinstance(info, dict) else {}
             base = f"modern:{info.get('name', '?')}/{info.get('version', '?')}"
             return self.log.modern_key(base, message.get("method") == "server/discover")
-        if isinstance(message, dict) and message.get("method") == "initialize":
+        if message.get("method") == "initialize":
             return f"init:{next(_pending)}"
         return self.log.last_plain or f"init:{next(_pending)}"
 
