@@ -169,11 +169,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
         # The app reads LAB_-prefixed settings from the environment (JSON values), also in a
         # server worker process: the recorded sessions open at /recorded and in the viewer.
         os.environ["LAB_TRACE_FILES"] = json.dumps([str(Path(p).resolve()) for p in args.trace])
+    from app.serving.lab_address import announce, withdraw
+
+    announce(args.host, args.port)  # so served servers and taps print a watch link that opens
     try:
         serve(args.host, args.port, args.workers)
     except ServeError as exc:
         print(f"mcp-lab: {exc}", file=sys.stderr)
         return 2
+    finally:
+        withdraw()
     return 0
 
 
@@ -310,6 +315,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         metavar="SECONDS",
         help="apply the scenario's next server_change (then generated ones) this often",
+    )
+    p.add_argument("--lab", metavar="URL", help="the lab's address for the printed watch link")
+    p.add_argument(
+        "--lab-port",
+        type=int,
+        default=0,
+        help="stdio only: the port of the session's JSON for /watch (default: any free port)",
     )
     p.add_argument(
         "--report-pid",

@@ -226,8 +226,11 @@ def errlog() -> Iterator[TextIO]:
 
 
 def stderr_of(errlog: TextIO) -> str:
+    """What the server wrote on stderr besides its one watch link (stderr is MCP's log channel,
+    and the link is how a stdio session is found in the lab's /watch)."""
     errlog.seek(0)
-    return errlog.read()
+    lines = errlog.read().splitlines(keepends=True)
+    return "".join(line for line in lines if not line.startswith("mcp-lab: watch it live: "))
 
 
 def lab_server_process(errlog: TextIO) -> AbstractAsyncContextManager[Any]:

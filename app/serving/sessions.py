@@ -24,6 +24,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from app.engine import observed
@@ -56,6 +57,8 @@ class _Session:
     observer: SessionObserver = field(default_factory=SessionObserver)
     console: list[Text] = field(default_factory=list)
     full: bool = False  # the recorder reached its cap: later messages are not recorded
+    started_ms: int = 0  # on the log's clock, so the newest session can be told
+    started: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
     @property
     def steps(self) -> list[Step]:
@@ -91,8 +94,10 @@ class SessionLog:
         key = self._key(exchange)
         session = self.sessions.get(key)
         if session is None:
-            recorder = Recorder(versions.LATEST, "http", max_steps=MAX_STEPS)
-            session = _Session(key, exchange.transport, recorder, Host([self.sid], HostConfig()))
+            wire = "stdio" if exchange.transport == "stdio" else "http"
+            recorder = Recorder(versions.LATEST, wire, max_steps=MAX_STEPS)
+            host = Host([self.sid], HostConfig())
+            session = _Session(key, exchange.transport, recorder, host, started_ms=self._now())
             self.sessions[key] = session
             while len(self.sessions) > MAX_SESSIONS:
                 self.sessions.popitem(last=False)
@@ -138,7 +143,8 @@ class SessionLog:
         )
         mirror = observer.mirror
         session.console += observed.console_lines(seen, mirror)
-        frame = Frame("http", exchange.channel, exchange.frame) if exchange.frame else None
+        wire = "stdio" if exchange.transport == "stdio" else "http"
+        frame = Frame(wire, exchange.channel, exchange.frame) if exchange.frame else None
         self._record(
             session,
             lambda: session.recorder.peer_message(
@@ -195,6 +201,8 @@ class SessionLog:
                 "transport": s.transport,
                 "steps": len(s.steps),
                 "last": (s.steps[-1]["method"] if s.steps else None),
+                "started": s.started,
+                "startedMs": s.started_ms,
             }
             for s in self.sessions.values()
         ]

@@ -23,7 +23,7 @@ from typing import TextIO
 from app.mcp.jsonrpc import Message
 from app.serving.stdio_server import MAX_LINE, answer_line
 
-from .catalog import ServedServer
+from .catalog import Change, ServedServer
 
 __all__ = ["ChangingStdio"]
 
@@ -39,6 +39,8 @@ class ChangingStdio:
         *,
         change_every: float | None = None,
         on_change: Callable[[str], None] | None = None,
+        on_line: Callable[[str, bytes], None] | None = None,
+        on_applied: Callable[[Change], None] | None = None,
     ):
         self.served = served
         self.server = served.open()
@@ -46,6 +48,8 @@ class ChangingStdio:
         self.stdout = stdout
         self.change_every = change_every
         self.on_change = on_change
+        self.on_line = on_line  # each line in ("client") and out ("server"): the watch view
+        self.on_applied = on_applied
         self._wake_reader, self._wake_writer = socket.socketpair()
         self._wake_reader.setblocking(False)
         self._wake_writer.setblocking(False)
@@ -59,14 +63,21 @@ class ChangingStdio:
 
     def _write(self, messages: Sequence[Message | list[Message]]) -> None:
         for message in messages:  # a batch's replies are one line: an array
-            self.stdout.write(json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n")
+            line = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+            if self.on_line is not None:  # recorded before the client can read it
+                self.on_line("server", line.encode())
+            self.stdout.write(line + "\n")
         self.stdout.flush()
 
     def _answer(self, line: bytes) -> None:
+        if self.on_line is not None:
+            self.on_line("client", line)
         self._write(answer_line(self.server, line.decode("utf-8", "replace")))
 
     def _change(self) -> None:
         change, owed = self.served.change()
+        if self.on_applied is not None:
+            self.on_applied(change)
         for _, notes in owed:
             self._write(notes)
         if self.on_change is not None:

@@ -142,9 +142,8 @@ class MessageReader:
             if len(self._buffer) > MAX_HEAD:
                 raise ValueError(f"a head longer than {MAX_HEAD} bytes")
             return False
-        raw = self._take(found.end())
-        head = _parse_head(raw)
-        out.append(Piece(raw, head))
+        head = _parse_head(self._buffer[: found.end()], self.kind)  # raises before taking
+        out.append(Piece(self._take(found.end()), head))
         self._begin_body(head, out)
         return True
 
@@ -178,22 +177,24 @@ class MessageReader:
             if len(self._buffer) > MAX_CHUNK_LINE:
                 raise ValueError("a chunk line that does not end")
             return False
-        raw = self._take(end + 1)
-        line = raw.strip()
+        line = self._buffer[: end + 1].strip()  # read before taking: a fault keeps the bytes
         if self._state == "chunk-end":
             if line:
                 raise ValueError("a chunk not followed by CRLF")
             self._state = "chunk-size"
-            out.append(Piece(raw))
-        elif self._state == "chunk-size":
+            out.append(Piece(self._take(end + 1)))
+            return True
+        if self._state == "chunk-size":
             size = line.split(b";", 1)[0].strip()
             try:
                 self._left = int(size, 16)
             except ValueError:
                 raise ValueError(f"a chunk size {size[:20]!r}") from None
             self._state = "chunk-data" if self._left else "trailer"
-            out.append(Piece(raw))
-        elif line:  # a trailer field
+            out.append(Piece(self._take(end + 1)))
+            return True
+        raw = self._take(end + 1)
+        if line:  # a trailer field
             out.append(Piece(raw))
         else:
             out.append(Piece(raw))
@@ -205,12 +206,17 @@ class MessageReader:
         self._state = "head"
 
 
-def _parse_head(raw: bytes) -> Head:
+_REQUEST_LINE = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+ \S+ HTTP/\d\.\d")
+_STATUS_LINE = re.compile(r"HTTP/\d\.\d \d{3}( .*)?")
+
+
+def _parse_head(raw: bytes, kind: str) -> Head:
     text = raw.decode("iso-8859-1")
     lines = text.replace("\r\n", "\n").split("\n")
     start = lines[0].strip()
-    if not start or len(start.split(" ")) < 2:
-        raise ValueError(f"no HTTP start line: {start[:40]!r}")
+    shape = _REQUEST_LINE if kind == "request" else _STATUS_LINE
+    if not shape.fullmatch(start):
+        raise ValueError(f"no HTTP {kind} line: {start[:40]!r}")
     headers: list[tuple[str, str]] = []
     for line in lines[1:]:
         if not line:

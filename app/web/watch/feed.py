@@ -22,7 +22,7 @@ from app.engine.step import Step, Text
 from app.web import i18n, recorded
 from app.web.watch.client import Unreachable, ask
 
-TRANSPORTS = {"streamable-http": "Streamable HTTP", "http+sse": "HTTP+SSE"}
+TRANSPORTS = {"streamable-http": "Streamable HTTP", "http+sse": "HTTP+SSE", "stdio": "stdio"}
 
 
 @dataclass
@@ -81,15 +81,17 @@ class Feed:
         self.revision = listed.get("revision")
         self.listed = listed
         self.sessions = [s for s in listed["sessions"] if isinstance(s, dict) and "id" in s]
+        found = newest(self.sessions)
+        self.listed["newest"] = found["id"] if found is not None else None  # marked in the list
         return True
 
     def pick(self, key: str | None) -> dict[str, Any] | None:
-        """The session named `key`, else the newest one that has steps."""
+        """The session named `key`, else the newest one (by when it started) that has steps."""
         for s in self.sessions:
             if s["id"] == key:
                 return s
         with_steps = [s for s in self.sessions if s.get("steps")]
-        return with_steps[-1] if with_steps else None
+        return newest(with_steps)
 
     def show(self, summary: dict[str, Any]) -> WatchedSession:
         """The session `summary` names, its steps brought up to date."""
@@ -143,4 +145,14 @@ class Feed:
         )
         steps = self.shown.steps if self.shown is not None else []
         known = steps[-1]["protocolVersion"] if steps else version
-        return title, summary, [known], ["http"], known
+        wire = "stdio" if s.get("transport") == "stdio" else "http"
+        return title, summary, [known], [wire], known
+
+
+def newest(sessions: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The session that started last (a served server and a tap say when: startedMs on their
+    own clock); without that, the last listed."""
+    if not sessions:
+        return None
+    started = [s for s in sessions if isinstance(s.get("startedMs"), int)]
+    return max(started, key=lambda s: s["startedMs"]) if started else sessions[-1]
