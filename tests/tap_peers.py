@@ -55,7 +55,13 @@ def lab_http(scenario: str = "pagination", server: str = "files") -> Iterator[Ht
 @contextmanager
 def sdk_http(mode: str = "clean") -> Iterator[str]:
     """An official-SDK server's Streamable HTTP app on uvicorn in a thread: its /mcp URL."""
-    app = sdk_server(mode).streamable_http_app()
+    with asgi_http(sdk_server(mode).streamable_http_app()) as url:
+        yield url
+
+
+@contextmanager
+def asgi_http(app: Any) -> Iterator[str]:
+    """An ASGI app (an SDK server's Streamable HTTP app) on uvicorn in a thread: its /mcp URL."""
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

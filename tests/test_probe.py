@@ -11,12 +11,11 @@ import json
 import sys
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 
 from app.cli import main as cli_main
 from app.mcp import versions
@@ -27,6 +26,7 @@ from app.serving.endpoint import McpEndpoint
 from app.serving.http import HttpShell, loopback_origins
 from app.web.factory import create_app
 from tests.sdk_probe_server import notes_server, sdk_server
+from tests.tap_peers import asgi_http
 from tests.test_engine_step import problems as schema_problems
 
 REPO = Path(__file__).resolve().parent.parent
@@ -42,24 +42,9 @@ def sdk_command(mode: str) -> list[str]:
     return [sys.executable, "-m", "tests.sdk_probe_server", mode]
 
 
-@contextmanager
-def sdk_http(mode: str) -> Iterator[str]:
+def sdk_http(mode: str) -> AbstractContextManager[str]:
     """The SDK's Streamable HTTP app for one of our servers, on uvicorn in a thread."""
-    app = sdk_server(mode).streamable_http_app()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        for _ in range(600):
-            if server.started:
-                break
-            threading.Event().wait(0.05)
-        assert server.started
-        port = server.servers[0].sockets[0].getsockname()[1]
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    return asgi_http(sdk_server(mode).streamable_http_app())
 
 
 @contextmanager
@@ -94,21 +79,9 @@ def spec_of(result: dict[str, Any], check: str) -> dict[str, str]:
     return spec
 
 
-@contextmanager
-def notes_http() -> Iterator[str]:
+def notes_http() -> AbstractContextManager[str]:
     """FastMCP (the SDK's MCPServer) with its defaults, over its own Streamable HTTP app."""
-    app = notes_server().streamable_http_app()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        while not server.started and thread.is_alive():
-            threading.Event().wait(0.02)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    return asgi_http(notes_server().streamable_http_app())
 
 
 def test_clean_sdk_server_over_http_passes_every_check_in_every_version() -> None:

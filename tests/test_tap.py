@@ -68,6 +68,7 @@ LEGACY_SCRIPT: list[Any] = [
     {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     _cursor,
     b"this line is not JSON\n",
+    b"[" * 5000 + b"\n",  # within the size bound, beyond the depth bound: refused, not parsed
     {"jsonrpc": "2.0", "id": 9, "method": "tools/call",
      "params": {"name": "read_file", "arguments": {"path": "a.txt"}}},
 ]  # fmt: skip
@@ -100,9 +101,18 @@ def test_stdio_tap_passes_every_byte_and_notes_what_it_cannot_read(tmp_path: Pat
     wire = [s for s in steps if s["message"] is not None]
     assert [s["from"] for s in wire[:2]] == ["client:upstream", "server:upstream"]
     assert wire[0]["frame"].startswith('{"jsonrpc": "2.0", "id": 1, "method": "initialize"')
-    (unread,) = [s for s in steps if s["kind"] == "internal"]
-    assert "could not read" in unread["narration"]["en"] and unread["narration"]["zh"]
-    assert unread["frame"] == "this line is not JSON\n"
+    unread = [s for s in steps if s["kind"] == "internal"]
+    assert [s["frame"][:25] for s in unread] == ["this line is not JSON\n", "[" * 25]
+    assert unread[0]["narration"]["en"].endswith("could not read. It is not JSON.")
+    assert unread[1]["narration"]["en"].endswith(
+        "It nests deeper than 64 levels, so the tap does not parse it."
+    )
+    assert "64" in unread[1]["narration"]["zh"] and "64" in unread[1]["narration"]["ru"]
+    assert session["unread"] == [
+        "from the client: It is not JSON.",
+        "from the client: It nests deeper than 64 levels, so the tap does not parse it.",
+    ]
+    assert result["notes"] == []  # no stream the tap stopped reading
 
 
 def _tap_pid() -> int:

@@ -6,6 +6,7 @@ and the report card, fed a session message by message, grades what a host did.""
 from __future__ import annotations
 
 import json
+import threading
 import urllib.error
 import urllib.request
 from typing import Any
@@ -14,6 +15,7 @@ import pytest
 
 from app.serving.side_api import SideServer
 from app.tap.http1 import MAX_HEAD, Body, End, Head, MessageReader, Piece, rewrite_host
+from app.tap.http_relay import BadUpstream, HttpTap
 from app.tap.lines import Line, LineReader, TooLong
 from app.tap.log import TapLog
 from app.tap.report import TapApi, report_json, report_text
@@ -114,6 +116,26 @@ def test_the_side_port_refuses_a_foreign_page_and_a_rebound_name() -> None:
         no_change.value.close()
     finally:
         side.stop()
+
+
+def test_a_host_whose_server_is_down_gets_502_and_the_tap_goes_on() -> None:
+    log = TapLog("http://127.0.0.1:9/mcp")  # port 9: nothing listens
+    tap = HttpTap("http://127.0.0.1:9/mcp", "127.0.0.1", 0, log)
+    thread = threading.Thread(target=tap.serve_forever, daemon=True)
+    thread.start()
+    try:
+        for _ in range(2):
+            request = urllib.request.Request(f"http://127.0.0.1:{tap.port}/mcp", data=b"{}")
+            with pytest.raises(urllib.error.HTTPError) as answer:
+                urllib.request.urlopen(request, timeout=5)
+            assert answer.value.code == 502
+            answer.value.close()
+    finally:
+        tap.stop()
+        thread.join(5)
+    assert not thread.is_alive()
+    with pytest.raises(BadUpstream):
+        HttpTap("https://example.org/mcp", "127.0.0.1", 0, log)
 
 
 # --------------------------------------------------------------------------- the card

@@ -25,7 +25,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from app.engine import observed
 from app.engine.recorder import Recorder, StepCap, session_state
@@ -40,7 +40,7 @@ from app.mcp.versions import Era
 from .catalog import Change, ServedServer
 from .conversations import Exchange
 
-__all__ = ["SessionLog"]
+__all__ = ["Listed", "SessionLog", "listing"]
 
 MAX_STEPS = 2000
 MAX_SESSIONS = 50
@@ -71,6 +71,37 @@ class _Session:
         mirror = self.observer.mirror
         known = mirror.era is Era.MODERN or mirror.phase is ClientPhase.READY
         return mirror.version if known else None
+
+
+class Listed(Protocol):
+    """A recorded session as the watch view lists it (this log's, and a tap's)."""
+
+    key: str
+    transport: str
+    started: str
+    started_ms: int
+    observer: SessionObserver
+
+    @property
+    def steps(self) -> list[Step]: ...
+
+    @property
+    def version(self) -> str | None: ...
+
+
+def listing(s: Listed) -> dict[str, Any]:
+    """One session of GET /lab/sessions: who, which version and transport, since when."""
+    return {
+        "id": s.key,
+        "client": dict(s.observer.mirror.client_info),
+        "label": observed.label(s.observer.mirror),
+        "protocolVersion": s.version,
+        "transport": s.transport,
+        "steps": len(s.steps),
+        "last": (s.steps[-1]["method"] if s.steps else None),
+        "started": s.started,
+        "startedMs": s.started_ms,
+    }
 
 
 class SessionLog:
@@ -192,20 +223,7 @@ class SessionLog:
 
     # ----------------------------------------------------------------- reading
     def summary(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "id": s.key,
-                "client": dict(s.observer.mirror.client_info),
-                "label": observed.label(s.observer.mirror),
-                "protocolVersion": s.version,
-                "transport": s.transport,
-                "steps": len(s.steps),
-                "last": (s.steps[-1]["method"] if s.steps else None),
-                "started": s.started,
-                "startedMs": s.started_ms,
-            }
-            for s in self.sessions.values()
-        ]
+        return [listing(s) for s in self.sessions.values()]
 
     def steps(self, key: str, since: int = 0) -> list[Step] | None:
         """The session's steps from index `since` on (all of them by default), or None."""

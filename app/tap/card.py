@@ -239,7 +239,8 @@ class ClientCard:
     def _pages(self, version: str) -> Check:
         if self.stopped:
             return found("all-pages", "all-pages", version, listed(self.stopped, 3))
-        said = f"{counted(self.walks, 'walk')} of tools/list, each followed to its last page"
+        each = "followed to its last page" if self.walks == 1 else "each followed to its last page"
+        said = f"{counted(self.walks, 'walk')} of tools/list, {each}"
         return passed("all-pages", "all-pages", version, said)
 
     def _relist(self, version: str) -> Check:

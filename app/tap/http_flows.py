@@ -31,7 +31,7 @@ from app.mcp.framing import Frame
 from app.mcp.sse import parse_events
 
 from .http1 import Head
-from .log import TapLog
+from .log import TapLog, Unread
 
 __all__ = ["MAX_MESSAGE", "HttpFlow"]
 
@@ -96,7 +96,7 @@ class HttpFlow:
         frame = Frame("http", _channel(req.head), _head_text(req.head) + _shown(req.body))
         if req.too_big:
             req.key = self._key(req.head, None)
-            self._unread(req, True, f"a request body over {MAX_MESSAGE} bytes", frame)
+            self._unread(req, True, Unread("size", MAX_MESSAGE), frame)
             return
         parsed: Any = None
         if req.head.method == "POST" and req.body.strip():
@@ -141,7 +141,7 @@ class HttpFlow:
         req = r.request
         frame = Frame("http", _channel(req.head), _head_text(r.head) + _shown(r.body))
         if r.too_big:
-            self._unread(req, False, f"a response body over {MAX_MESSAGE} bytes", frame)
+            self._unread(req, False, Unread("size", MAX_MESSAGE), frame)
         elif not r.sse and r.body.strip():
             content = (r.head.header("content-type") or "").lower()
             if "json" in content:
@@ -163,7 +163,7 @@ class HttpFlow:
         end = text.rfind("\n\n")
         if end < 0:
             if len(r.body) > MAX_MESSAGE:
-                self._unread(r.request, False, f"an SSE event over {MAX_MESSAGE} bytes", None)
+                self._unread(r.request, False, Unread("size", MAX_MESSAGE), None)
                 r.body = bytearray()
             return
         complete, rest = text[: end + 2], text[end + 2 :]
@@ -196,11 +196,10 @@ class HttpFlow:
         try:
             return read_json(data, MAX_MESSAGE)
         except JsonRefused as exc:
-            why = "not JSON" if exc.reason == "syntax" else str(exc)
-            self._unread(req, from_client, why, frame)
+            self._unread(req, from_client, Unread.refused(exc), frame)
             return None
 
-    def _unread(self, req: _Request, from_client: bool, why: str, frame: Frame | None) -> None:
+    def _unread(self, req: _Request, from_client: bool, why: Unread, frame: Frame | None) -> None:
         key = req.key or self._key(req.head, None)
         self.log.unread(key, self._transport(req.head), from_client, why, frame)
 

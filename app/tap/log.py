@@ -20,11 +20,13 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from app.bounded_json import JsonRefused
 from app.engine import observed
-from app.engine.phrasebook import text
+from app.engine.phrasebook import joined, text
 from app.engine.recorder import Recorder, StepCap, session_state
 from app.engine.step import ServerState, State, Step, Text
 from app.mcp import versions
@@ -35,14 +37,37 @@ from app.mcp.lifecycle import ClientPhase
 from app.mcp.observer import Observation, SessionObserver
 from app.mcp.versions import Era
 from app.probe.levels import Check
+from app.serving.sessions import listing
 
 from .card import ClientCard
 
-__all__ = ["SERVER_ID", "TapLog", "TapSession"]
+__all__ = ["SERVER_ID", "TapLog", "TapSession", "Unread"]
 
 SERVER_ID = "upstream"  # the real server's actor id in a tap's steps
 MAX_STEPS = 2000
 MAX_SESSIONS = 50
+
+
+@dataclass(frozen=True)
+class Unread:
+    """Why the tap could not read a message it forwarded: a rule of the bounded JSON reader
+    ("syntax", "size", "depth", "binary"), "type" (JSON, no object) or "line" (a stdio line
+    longer than the bound), with the bound."""
+
+    reason: str
+    limit: int = 0
+
+    @classmethod
+    def refused(cls, exc: JsonRefused) -> Unread:
+        return cls(exc.reason, exc.limit)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {"limit": self.limit}
+
+    @property
+    def english(self) -> str:
+        return text(f"tap.why-{self.reason}", self.params)["en"]
 
 
 class TapSession:
@@ -122,13 +147,14 @@ class TapSession:
         if seen is not None:
             self.card.see(seen, self.observer.mirror)
 
-    def unread(self, from_client: bool, why: str, frame: Frame | None, now: int) -> None:
+    def unread(self, from_client: bool, unread: Unread, frame: Frame | None, now: int) -> None:
         """A message forwarded unchanged that the tap could not read: an internal step."""
-        self.notes.append(why)
+        who = "client" if from_client else "server"
+        if len(self.notes) < MAX_SESSIONS:
+            self.notes.append(f"from the {who}: {unread.english}")
         if self.full:
             return
-        who = "client" if from_client else "server"
-        said = text(f"tap.unread-{who}", {"why": why})
+        said = joined(text(f"tap.unread-{who}"), text(f"tap.why-{unread.reason}", unread.params))
         actor = f"{who}:{SERVER_ID}"
         mirror = self.observer.mirror
         try:
@@ -194,10 +220,10 @@ class TapLog:
             return session
 
     def unread(
-        self, key: str, transport: str, from_client: bool, why: str, frame: Frame | None
+        self, key: str, transport: str, from_client: bool, unread: Unread, frame: Frame | None
     ) -> None:
         with self.lock:
-            self.session(key, transport).unread(from_client, why, frame, self.now())
+            self.session(key, transport).unread(from_client, unread, frame, self.now())
             self.revision += 1
 
     def modern_key(self, base: str, discover: bool) -> str:
@@ -240,20 +266,7 @@ class TapLog:
     # ----------------------------------------------------------------- what the watch view asks
     def summary(self) -> list[dict[str, Any]]:
         with self.lock:
-            return [
-                {
-                    "id": s.key,
-                    "client": dict(s.observer.mirror.client_info),
-                    "label": observed.label(s.observer.mirror),
-                    "protocolVersion": s.version,
-                    "transport": s.transport,
-                    "steps": len(s.steps),
-                    "last": s.steps[-1]["method"] if s.steps else None,
-                    "started": s.started,
-                    "startedMs": s.started_ms,
-                }
-                for s in self.sessions.values()
-            ]
+            return [listing(s) for s in self.sessions.values()]
 
     def steps(self, key: str, since: int = 0) -> list[Step] | None:
         with self.lock:

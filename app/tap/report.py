@@ -4,7 +4,8 @@ for the watch view (`TapApi`, served on the side port by app.serving.side_api).
 The text report lists, per session, the client (its clientInfo), its transport and version, then
 every check with its level and, under a finding, the spec's sentence it rests on (the lines
 `mcp-lab probe` prints, app.probe.report). The JSON report is `{"upstream", "sessions": [{"id",
-"client", "protocolVersion", "transport", "started", "steps", "checks": [...]}], "notes"}` with
+"client", "protocolVersion", "transport", "started", "steps", "checks": [...], "unread"}],
+"notes"}` with
 each check as probe gives it. `write_trace` writes the newest session's steps as `mcp-lab
 trace --format jsonl` would.
 """
@@ -40,6 +41,7 @@ def session_json(session: TapSession, strict: bool = False) -> dict[str, Any]:
         "started": session.started,
         "steps": len(session.steps),
         "checks": [c.as_json(version, strict=strict) for c in session.checks()],
+        "unread": list(session.notes),  # messages forwarded that the tap could not read
     }
 
 
@@ -66,6 +68,7 @@ def report_text(log: TapLog, strict: bool = False) -> str:
             lines.append(f"  {label} over {s.transport}, {version} (since {s.started})")
             checks = s.checks()
             lines += check_lines(checks)
+            lines += [f"    forwarded unread, {note}" for note in s.notes]
             for c in checks:
                 if c.level in tally:
                     tally[c.level] += 1

@@ -25,7 +25,7 @@ from app.bounded_json import JsonRefused, read_json
 from app.mcp.framing import Frame
 
 from .lines import Line, LineReader, TooLong
-from .log import TapLog
+from .log import TapLog, Unread
 
 __all__ = ["KEY", "StdioTap"]
 
@@ -75,8 +75,7 @@ class StdioTap:
     def _line(self, pipe: _Pipe, item: Line | TooLong) -> None:
         channel = "stdin" if pipe.from_client else "stdout"
         if isinstance(item, TooLong):
-            why = f"a line longer than {MAX_MESSAGE} bytes ({item.size} so far)"
-            self.log.unread(KEY, "stdio", pipe.from_client, why, None)
+            self.log.unread(KEY, "stdio", pipe.from_client, Unread("line", MAX_MESSAGE), None)
             return
         if not item.data.strip():
             return
@@ -85,15 +84,14 @@ class StdioTap:
         try:
             parsed = read_json(item.data, MAX_MESSAGE)
         except JsonRefused as exc:
-            why = "not JSON" if exc.reason == "syntax" else str(exc)
-            self.log.unread(KEY, "stdio", pipe.from_client, why, frame)
+            self.log.unread(KEY, "stdio", pipe.from_client, Unread.refused(exc), frame)
             return
         items = parsed if isinstance(parsed, list) else [parsed]  # a 2025-03-26 batch: each
         for message in items:
             if isinstance(message, dict):
                 self.log.message(KEY, "stdio", pipe.from_client, message, frame)
             else:
-                self.log.unread(KEY, "stdio", pipe.from_client, "not a JSON object", frame)
+                self.log.unread(KEY, "stdio", pipe.from_client, Unread("type"), frame)
 
     def run(self) -> int:
         """Relay until the child's stdout ends; the child's exit status."""
