@@ -176,7 +176,7 @@ async def test_sdk_modern_client_that_ignores_page_2_and_list_changed_over_stdio
     result = _report(report)
     assert result["sessions"][0]["protocolVersion"] == "2026-07-28"
     assert card(result) == {"handshake": "pass", "request-meta": "pass", "all-pages": "warn",
-                            "relist": "warn", "known-tools": "pass", "cancel": "pass"}  # fmt: skip
+                            "relist": "note", "known-tools": "pass", "cancel": "pass"}  # fmt: skip
     assert "called read_file on the old list" in said(result, "relist")
     relist = next(c for c in result["sessions"][0]["checks"] if c["id"] == "relist")
     assert relist["spec"]["version"] == "2026-07-28"

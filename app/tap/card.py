@@ -12,8 +12,8 @@ early-requests  legacy: no request but ping before initialize is answered (a SHO
 request-meta    2026-07-28: protocolVersion and clientCapabilities in every request's _meta
 all-pages       every walk of tools/list followed nextCursor to the end before the client went
                 on (the client SHOULD treat only a missing nextCursor as the end)
-relist          a walk from page 1 after list_changed, and how long after; 2026-07-28 makes the
-                list stale at once, so a call on the old list is a SHOULD broken
+relist          a walk from page 1 after list_changed, and how long after (a call on the old list
+                meanwhile is noted: no version words it as a rule)
 ttl             2026-07-28: no call on a list whose ttlMs had run out without fetching it again
 known-tools     every tool called was on a page the client had fetched
 cancel          a request the client gave up on (a new walk over one in flight, or the session
