@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -203,7 +204,8 @@ def test_http_tap_answers_are_byte_identical() -> None:
         with tapped(upstream + "/mcp") as (base, log):
             through = http_conversation(base, HTTP_SCRIPT)
     assert through == direct
-    assert [status for status, _, _ in direct] == [200, 202, 200, 200]
+    assert [answer[0] for answer in direct] == [200, 202, 200, 200]
+    assert ("Content-Type", "application/json") in direct[2][1]
     (session,) = log.sessions.values()
     assert [s["method"] for s in session.steps] == [
         "initialize", "initialize", "notifications/initialized", "tools/list", "tools/list",
@@ -269,6 +271,24 @@ async def test_sdk_client_through_http_tap_to_an_sdk_server() -> None:
                     through = await walk(session)
             result = report_json(log)
     assert through == direct == [f"tool_{i}" for i in range(5)]
+    assert set(card(result).values()) == {"pass"}
+
+
+@pytest.mark.anyio
+async def test_sdk_modern_client_over_stdio_to_an_sdk_server(tmp_path: Path) -> None:
+    server = [sys.executable, "-m", "tests.sdk_probe_server", "clean"]
+    async with Client(stdio_client(StdioServerParameters(command=server[0], args=server[1:],
+                                                         cwd=REPO))) as client:  # fmt: skip
+        direct = await walk_modern(client)
+    report = tmp_path / "card.json"
+    command = [*tap_command("--format", "json", "--report", str(report)), *server]
+    params = StdioServerParameters(command=command[0], args=command[1:], cwd=REPO)
+    async with Client(stdio_client(params)) as client:
+        with anyio.fail_after(TIMEOUT_S):
+            through = await walk_modern(client)
+    assert through == direct == [f"tool_{i}" for i in range(5)]
+    result = _report(report)
+    assert result["sessions"][0]["protocolVersion"] == "2026-07-28"
     assert set(card(result).values()) == {"pass"}
 
 
