@@ -6,6 +6,7 @@ and the report card, fed a session message by message, grades what a host did.""
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import urllib.error
 import urllib.request
@@ -136,6 +137,31 @@ def test_a_host_whose_server_is_down_gets_502_and_the_tap_goes_on() -> None:
     assert not thread.is_alive()
     with pytest.raises(BadUpstream):
         HttpTap("https://example.org/mcp", "127.0.0.1", 0, log)
+
+
+def test_the_http_tap_refuses_a_foreign_page_before_the_server_sees_it() -> None:
+    """The tap names the real server in Host, so it must keep the guard the server would have
+    kept: a rebound name or another origin is refused by the tap itself."""
+    silent = socket.create_server(("127.0.0.1", 0))  # takes connections, never answers
+    upstream = f"http://127.0.0.1:{silent.getsockname()[1]}/mcp"
+    log = TapLog(upstream)
+    tap = HttpTap(upstream, "127.0.0.1", 0, log)
+    thread = threading.Thread(target=tap.serve_forever, daemon=True)
+    thread.start()
+    try:
+        for headers in ({"Host": "attacker.example"}, {"Origin": "http://127.0.0.1:5000"}):
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{tap.port}/mcp", data=b"{}", headers=headers
+            )
+            with pytest.raises(urllib.error.HTTPError) as answer:
+                urllib.request.urlopen(request, timeout=5)
+            assert answer.value.code == 403
+            answer.value.close()
+    finally:
+        tap.stop()
+        thread.join(5)
+        silent.close()
+    assert log.sessions == {}  # an answer came from the tap: the server never answers
 
 
 # --------------------------------------------------------------------------- the card

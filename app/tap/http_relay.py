@@ -5,7 +5,8 @@ Each connection a host opens to the tap gets one connection to the real server, 
 (one thread each way) copy bytes as they come, at most CHUNK at a time: a slow reader on one side
 holds back its writer on the other through the sockets' own buffers, so the tap's memory stays
 bounded. Bytes pass unchanged, with one exception any reverse proxy makes: a request's Host
-names the real server (whose DNS-rebinding guard would refuse the tap's name). Beside the copy,
+names the real server (whose DNS-rebinding guard would refuse the tap's name), which is why the
+tap applies the lab's guard itself first (`refused`). Beside the copy,
 each direction is read by app.tap.http1 and its messages recorded by app.tap.http_flows into the
 tap's log; what a pump reads is recorded before it is written on, so the session's steps are in
 the order the peers saw them. Whatever the reading or the recording fails at is noted and the
@@ -15,9 +16,13 @@ copy goes on: the tap is never the reason a session breaks.
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import threading
 from urllib.parse import urlsplit
+
+from app import guard
+from app.serving.http import loopback_origins
 
 from .http1 import Body, End, Head, MessageReader, Piece, rewrite_host
 from .http_flows import HttpFlow
@@ -27,6 +32,7 @@ __all__ = ["BadUpstream", "HttpTap"]
 
 CHUNK = 64 * 1024
 BAD_GATEWAY = b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+FORBIDDEN = b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
 
 class BadUpstream(ValueError):
@@ -84,6 +90,11 @@ class _Link:
             except OSError:
                 data = b""
             pieces = self.requests.feed(data) if data else self.requests.close()
+            if any(isinstance(p.event, Head) and self.tap.refused(p.event) for p in pieces):
+                with contextlib.suppress(OSError):
+                    self.client.sendall(FORBIDDEN)
+                    self.client.shutdown(socket.SHUT_RDWR)
+                break
             self._record(pieces, True)
             try:
                 self.upstream.sendall(self._outgoing(pieces))
@@ -128,8 +139,22 @@ class HttpTap:
         self.log = log
         self.listener = socket.create_server((host, port))
         self.port = int(self.listener.getsockname()[1])
+        origins = loopback_origins(host, self.port)
+        self.hosts = [urlsplit(o).netloc for o in origins]
+        self.allowed = guard.setting(os.environ.get("LAB_ALLOWED_ORIGINS", ""))
+        self._lock = threading.Lock()
         self._open: set[socket.socket] = set()
         self._stopping = threading.Event()
+
+    def refused(self, head: Head) -> bool:
+        """The lab's one guard (app.guard), as the served endpoint applies it: a Host that is
+        not the tap's own loopback name (DNS rebinding), or a browser's request from another
+        origin, is answered 403 by the tap and never reaches the real server, whose own Host
+        check the tap's rewriting would otherwise get around. SDKs and curl send no Origin."""
+        if not guard.host_allowed(head.header("host"), self.hosts):
+            return True
+        origin, site = head.header("origin"), head.header("sec-fetch-site")
+        return guard.judge(origin, site, self.hosts, self.allowed) is not None
 
     def serve_forever(self) -> None:
         while not self._stopping.is_set():
@@ -148,14 +173,16 @@ class HttpTap:
             client.close()
             return
         upstream.settimeout(None)
-        self._open |= {client, upstream}
+        with self._lock:
+            self._open |= {client, upstream}
         link = _Link(self, client, upstream)
         back = threading.Thread(target=link.responses_pump, daemon=True)
         back.start()
         link.requests_pump()
         back.join()
         for sock in (client, upstream):
-            self._open.discard(sock)
+            with self._lock:
+                self._open.discard(sock)
             sock.close()
 
     def stop(self) -> None:
@@ -163,6 +190,8 @@ class HttpTap:
         with contextlib.suppress(OSError):
             self.listener.shutdown(socket.SHUT_RDWR)
         self.listener.close()
-        for sock in list(self._open):
+        with self._lock:
+            still_open = list(self._open)
+        for sock in still_open:
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)

@@ -33,6 +33,7 @@ CHUNK = 64 * 1024
 BACKLOG = 1024 * 1024  # bytes queued for a slow reader before the tap stops reading its writer
 MAX_MESSAGE = 4 * 1024 * 1024
 KEY = "stdio"
+GRACE_S = 2.0
 
 
 class _Pipe:
@@ -106,6 +107,17 @@ class StdioTap:
         self._finish_up()
         with contextlib.suppress(OSError):
             os.set_blocking(self.down.dst, True)
+        return self._reap()
+
+    def _reap(self) -> int:
+        """The child's status; a child still running (its reader, the host, went away) gets
+        the time the SDKs give a server after its stdin closes, then SIGTERM, then SIGKILL."""
+        for ending in (None, self.child.terminate, self.child.kill):
+            if ending is not None:
+                with contextlib.suppress(OSError):
+                    ending()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                return self.child.wait(GRACE_S)
         return self.child.wait()
 
     def _wait(self, selector: selectors.BaseSelector, pipes: tuple[_Pipe, ...]) -> None:
