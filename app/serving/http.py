@@ -1,9 +1,9 @@
 """The socket shell that serves an `McpEndpoint` over HTTP/1.1, on h11, in one selector loop.
 
 Like uvicorn's h11 protocol and h11's own example server, h11 parses and frames HTTP while this
-module only moves bytes: each accepted connection gets an `h11.Connection`; bytes read go into
-it, complete requests go to the endpoint, and its response (or the start of an SSE stream) goes
-back out through h11, which chooses Content-Length or chunked encoding. Why one thread and a
+module only moves bytes: each accepted connection gets an `h11.Connection` (in
+app.serving.h11_conn); bytes read go into it, complete requests go to the endpoint, and its
+response (or the start of an SSE stream) goes back out through h11. Why one thread and a
 selector rather than a thread per connection: the endpoint and the sans-IO servers behind it are
 plain objects touched only from this loop, so they need no locks; a long-lived SSE stream (a GET
 stream, a listen stream) costs a socket and a buffer, not a thread; and the `--change-every`
@@ -22,18 +22,15 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import h11
 
-from app.bounded_json import JsonRefused
-
 from .endpoint import McpEndpoint
-from .http_messages import MAX_MESSAGE, HttpRequest, HttpResponse, Push, refused_body
+from .h11_conn import Connection, Refusal
+from .http_messages import HttpResponse, Push
 
 __all__ = ["HttpShell", "loopback_origins"]
 
-MAX_BODY = MAX_MESSAGE  # a JSON-RPC message larger than this is refused with 413
 MAX_BUFFERED = 1024 * 1024  # a reader this far behind loses its connection
 READ_CHUNK = 65536
 
@@ -42,18 +39,6 @@ def loopback_origins(host: str, port: int) -> frozenset[str]:
     """The Origins a page served by this very server could send (nothing else may call it)."""
     names = {host, "127.0.0.1", "localhost", "[::1]"}
     return frozenset(f"http://{name}:{port}" for name in names)
-
-
-@dataclass
-class _Connection:
-    sock: socket.socket
-    http: h11.Connection = field(default_factory=lambda: h11.Connection(h11.SERVER))
-    out: bytearray = field(default_factory=bytearray)
-    request: h11.Request | None = None
-    body: bytearray = field(default_factory=bytearray)
-    stream: int | None = None
-    close_after_flush: bool = False
-    refused: bool = False  # the body grew too large; the rest of it is ignored
 
 
 class HttpShell:
@@ -82,7 +67,7 @@ class HttpShell:
         self._wake_writer.setblocking(False)
         self._selector.register(self._wake_reader, selectors.EVENT_READ, "wake")
         self._commands: deque[str] = deque()
-        self._streams: dict[int, _Connection] = {}
+        self._streams: dict[int, Connection] = {}
         self._connections: set[int] = set()
         self._running = False
         self.ready = threading.Event()
@@ -128,7 +113,7 @@ class HttpShell:
             except (BlockingIOError, InterruptedError):
                 return
             sock.setblocking(False)
-            conn = _Connection(sock)
+            conn = Connection(sock)
             self._connections.add(id(conn))
             self._selector.register(sock, selectors.EVENT_READ, conn)
 
@@ -152,7 +137,7 @@ class HttpShell:
     def _close_all(self) -> None:
         self._apply(self.endpoint.shutdown())
         for key in list(self._selector.get_map().values()):
-            if isinstance(key.data, _Connection):
+            if isinstance(key.data, Connection):
                 self._flush(key.data)
                 self._close(key.data, notify=False)
         self._selector.close()
@@ -161,13 +146,13 @@ class HttpShell:
         self._wake_writer.close()
 
     # ----------------------------------------------------------------- one connection
-    def _ready(self, conn: _Connection, mask: int) -> None:
+    def _ready(self, conn: Connection, mask: int) -> None:
         if mask & selectors.EVENT_WRITE:
             self._flush(conn)
         if mask & selectors.EVENT_READ and id(conn) in self._connections:
             self._read(conn)
 
-    def _read(self, conn: _Connection) -> None:
+    def _read(self, conn: Connection) -> None:
         try:
             data = conn.sock.recv(READ_CHUNK)
         except (BlockingIOError, InterruptedError):
@@ -181,119 +166,54 @@ class HttpShell:
                 self._close(conn)
             return
         conn.http.receive_data(data)
-        self._events(conn)
-
-    def _events(self, conn: _Connection) -> None:
         while id(conn) in self._connections and conn.stream is None:
+            item = conn.next()
+            if item is None:
+                if conn.closed:
+                    self._close(conn)
+                return
+            if isinstance(item, Refusal):
+                self._write(conn, conn.refuse(item.status))
+                if not conn.out:
+                    self._close(conn)
+                return
+            if isinstance(item, HttpResponse):  # refused before the endpoint saw it
+                self._respond(conn, item)
+                continue
             try:
-                event = conn.http.next_event()
-            except h11.RemoteProtocolError as exc:
-                self._refuse(conn, exc.error_status_hint, "Bad Request")
-                return
-            if event is h11.NEED_DATA:
-                return
-            if event is h11.PAUSED:
-                if conn.http.our_state is h11.DONE and conn.http.their_state is h11.DONE:
-                    conn.http.start_next_cycle()  # keep-alive: the next request may follow
-                    continue
-                return
-            if isinstance(event, h11.Request):
-                conn.request, conn.body, conn.refused = event, bytearray(), False
-            elif isinstance(event, h11.Data):
-                if not conn.refused:
-                    conn.body += event.data
-                    if len(conn.body) > MAX_BODY:
-                        conn.refused = True
-            elif isinstance(event, h11.EndOfMessage):
-                self._dispatch(conn)
-            elif isinstance(event, h11.ConnectionClosed):
-                self._close(conn)
-                return
+                response, pushes = self.endpoint.handle(item)
+            except Exception:  # a bug answers this request with 500; the server keeps serving
+                response, pushes = HttpResponse(500), []
+            self._respond(conn, response)
+            self._apply(pushes)
 
-    def _dispatch(self, conn: _Connection) -> None:
-        assert conn.request is not None
-        if conn.refused:
-            too_large = JsonRefused("size", f"more than {MAX_BODY} bytes", MAX_BODY)
-            self._respond(conn, refused_body(too_large))  # a JSON-RPC error, as /mcp speaks
-            return
-        headers: dict[str, str] = {}
-        for name, value in conn.request.headers:  # h11 lower-cases names
-            key = name.decode("latin-1")
-            text = value.decode("latin-1")
-            headers[key] = f"{headers[key]}, {text}" if key in headers else text
-        request = HttpRequest(
-            conn.request.method.decode("latin-1"),
-            conn.request.target.decode("latin-1"),
-            headers,
-            bytes(conn.body),
-        )
+    def _respond(self, conn: Connection, response: HttpResponse) -> None:
         try:
-            response, pushes = self.endpoint.handle(request)
-        except Exception:  # a bug answers this request with 500; the server keeps serving
-            response, pushes = HttpResponse(500), []
-        self._respond(conn, response)
-        self._apply(pushes)
-
-    def _respond(self, conn: _Connection, response: HttpResponse) -> None:
-        headers = [(k.encode(), v.encode("latin-1")) for k, v in response.headers]
-        if response.stream is None:
-            headers.append((b"Content-Length", str(len(response.body)).encode()))
-        try:
-            data = conn.http.send(
-                h11.Response(
-                    status_code=response.status, headers=headers, reason=response.reason.encode()
-                )
-            )
-            if response.body:
-                data = (data or b"") + (conn.http.send(h11.Data(data=response.body)) or b"")
-            if response.stream is None:
-                data = (data or b"") + (conn.http.send(h11.EndOfMessage()) or b"")
+            data = conn.respond(response)
         except h11.LocalProtocolError:
             self._close(conn)
             return
-        if response.stream is not None:
-            conn.stream = response.stream
-            self._streams[response.stream] = conn
-        elif conn.http.our_state is h11.MUST_CLOSE:
-            conn.close_after_flush = True
-        self._write(conn, data or b"")
-
-    def _refuse(self, conn: _Connection, status: int, text: str) -> None:
-        try:
-            data = conn.http.send(
-                h11.Response(status_code=status, headers=[(b"Content-Length", b"0")])
-            )
-            data = (data or b"") + (conn.http.send(h11.EndOfMessage()) or b"")
-        except h11.LocalProtocolError:
-            data = b""
-        conn.close_after_flush = True
+        if conn.stream is not None:
+            self._streams[conn.stream] = conn
         self._write(conn, data)
-        if not conn.out:
-            self._close(conn)
 
     def _apply(self, pushes: list[Push]) -> None:
         for push in pushes:
             conn = self._streams.get(push.stream)
             if conn is None or id(conn) not in self._connections:
                 continue
-            data = b""
-            with contextlib.suppress(h11.LocalProtocolError):
-                if push.data:
-                    data += conn.http.send(h11.Data(data=push.data)) or b""
-                if push.close:
-                    data += conn.http.send(h11.EndOfMessage()) or b""
-                    conn.close_after_flush = True
-                    del self._streams[push.stream]
-                    conn.stream = None
+            data = conn.push(push)
+            if conn.stream is None:
+                del self._streams[push.stream]
             self._write(conn, data)
 
-    def _write(self, conn: _Connection, data: bytes) -> None:
+    def _write(self, conn: Connection, data: bytes) -> None:
         conn.out += data
         self._flush(conn)
         if id(conn) in self._connections and len(conn.out) > MAX_BUFFERED:
             self._close(conn)  # a reader this slow would hold memory without bound
 
-    def _flush(self, conn: _Connection) -> None:
+    def _flush(self, conn: Connection) -> None:
         if id(conn) not in self._connections:
             return
         while conn.out:
@@ -310,7 +230,7 @@ class HttpShell:
         if not conn.out and conn.close_after_flush:
             self._close(conn)
 
-    def _close(self, conn: _Connection, *, notify: bool = True) -> None:
+    def _close(self, conn: Connection, *, notify: bool = True) -> None:
         if id(conn) not in self._connections:
             return
         self._connections.discard(id(conn))
