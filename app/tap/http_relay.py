@@ -31,6 +31,7 @@ from .log import TapLog
 __all__ = ["BadUpstream", "HttpTap"]
 
 CHUNK = 64 * 1024
+LINGER_SECONDS = 5  # how long a refused host may go on sending
 BAD_GATEWAY = b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 FORBIDDEN = b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
@@ -168,9 +169,7 @@ class HttpTap:
         try:
             upstream = socket.create_connection(self.upstream_address, timeout=10)
         except OSError:
-            with contextlib.suppress(OSError):
-                client.sendall(BAD_GATEWAY)
-            client.close()
+            _answer_and_linger(client, BAD_GATEWAY)
             return
         upstream.settimeout(None)
         with self._lock:
@@ -195,3 +194,16 @@ class HttpTap:
         for sock in still_open:
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
+
+
+def _answer_and_linger(client: socket.socket, answer: bytes) -> None:
+    """Answer, then read what the host still sends until it closes (a few seconds at most):
+    closing on a request not yet read would reset the connection, and the host would see a
+    broken pipe instead of the answer."""
+    with contextlib.suppress(OSError):
+        client.sendall(answer)
+        client.shutdown(socket.SHUT_WR)
+        client.settimeout(LINGER_SECONDS)
+        while client.recv(65536):
+            pass
+    client.close()
