@@ -29,13 +29,13 @@ from app.bounded_json import JsonRefused, read_json
 from app.mcp import versions
 from app.mcp.framing import Frame
 from app.mcp.sse import parse_events
+from app.probe.peers import MAX_MESSAGE  # as the probe reads a server's message
 
 from .http1 import Head
 from .log import TapLog, Unread
 
-__all__ = ["MAX_MESSAGE", "HttpFlow"]
+__all__ = ["HttpFlow"]
 
-MAX_MESSAGE = 4 * 1024 * 1024  # as the probe reads a server's message
 MAX_FRAME_SHOWN = 64 * 1024  # the body text a step's frame keeps
 SESSION_HEADER = "mcp-session-id"
 _pending = itertools.count(1)

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from app.bounded_json import JsonRefused, read_json
 from app.mcp.framing import Frame
+from app.probe.peers import MAX_MESSAGE  # as the probe reads a server's message
 
 from .lines import Line, LineReader, TooLong
 from .log import TapLog, Unread
@@ -31,7 +32,6 @@ __all__ = ["KEY", "StdioTap"]
 
 CHUNK = 64 * 1024
 BACKLOG = 1024 * 1024  # bytes queued for a slow reader before the tap stops reading its writer
-MAX_MESSAGE = 4 * 1024 * 1024
 KEY = "stdio"
 GRACE_S = 2.0
 
