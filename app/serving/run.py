@@ -104,7 +104,7 @@ def _serve_stdio(
             watch.ask_change = shell.request_change
             if hasattr(signal, "SIGUSR1"):
                 _on_signal(signal.SIGUSR1, lambda *_: shell.request_change())
-                if report_pid:  # a client that launched us (an example script) learns whom to signal
+                if report_pid:  # a client that launched us (an example script) learns our pid
                     name, pid = served.config.name, os.getpid()
                     _say(f"serving {name} on stdio, pid {pid} (SIGUSR1: next change)")
             shell.serve()
