@@ -100,3 +100,23 @@ def test_the_roster_says_who_follows_looks_back_left_and_answered():
         ("cat", "left", False),
         ("", "looking back", True),
     ]
+
+
+def test_the_speaker_roster_takes_who_is_here_from_the_live_seats():
+    from app.web.classroom import speaker
+    from app.web.factory import create_app
+
+    live = create_app({"TESTING": True}).extensions["classroom"]
+    room, _token = live.create("pagination", "2025-06-18", "stdio")
+    ann, bob = "a" * 16, "b" * 16
+    for student in (ann, bob):  # both joined: the ledger says so, and neither left
+        live.seen(room.code, student, "join")
+    now = [0.0]
+    live.store.seats.clock = lambda: now[0]
+    live.store.seats.sit(room.code, "alive", "s1", f"f:{ann}", 30)
+    live.store.seats.sit(room.code, "killed", "s2", f"f:{bob}", 30)
+    now[0] = 20.0  # the living process's beat renews its seats; the killed one's does not
+    live.store.seats.renew(room.code, "alive", {"s1": f"f:{ann}"}, 30)
+    now[0] = 40.0
+    first, second = speaker.seats(live, room.code)
+    assert first.present and not second.present

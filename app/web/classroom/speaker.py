@@ -9,6 +9,7 @@ the projector's poll shows the answer only once it is revealed.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from app.web import i18n
@@ -30,8 +31,13 @@ def notes(scenario: Any, action: int, lang: str) -> str:
 
 
 def seats(live: Classroom, code: str) -> list[roster.Seat]:
-    """The room's roster, from its ledger."""
-    return roster.fold(live.ledger.read(roster.roster_log(code)))
+    """The room's roster, from its ledger; who is here now from the room's live seats
+    (presence.py), so the students of a process that died leave it as they leave the count."""
+    folded = roster.fold(live.ledger.read(roster.roster_log(code)))
+    here = Counter(roster.who(v.partition(":")[2]) for v in live.store.seats.gather(code))
+    for seat in folded:
+        seat.sockets = here.get(seat.who, 0)
+    return folded
 
 
 def context(live: Classroom, room: Room, lang: str) -> dict[str, Any]:
