@@ -2,7 +2,8 @@
 
 `entries()` is the data in page order; `find(text, lang)` says where each term first occurs in
 a text, so the web layer can link it and list the step's terms. Patterns are per language
-because concept words are translated (поколение, 代) while protocol names are not (ttlMs).
+because concept words are translated (generation is a different word in each) while protocol
+names are not (ttlMs).
 """
 
 from __future__ import annotations

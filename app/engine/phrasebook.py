@@ -22,8 +22,6 @@ from .step import LANGUAGES, Text, in_language
 __all__ = ["join_list", "joined", "phrases", "plural_category", "text"]
 
 _BOOL = {"en": ("true", "false"), "zh": ("true", "false"), "ru": ("true", "false")}
-# How each language joins a list: "a, b and c", "a、b 和 c", "a, b и c".
-_LIST_JOIN = {"en": (", ", " and "), "zh": ("、", " 和 "), "ru": (", ", " и ")}
 
 
 @cache
@@ -38,7 +36,7 @@ def plural_category(lang: str, n: float) -> str:
     if lang == "zh":
         return "other"
     if n != int(n):
-        return "other" if lang == "en" else "few"  # 1.5 tools, 1,5 инструмента
+        return "other" if lang == "en" else "few"  # a Russian fraction takes the "few" form
     n = abs(int(n))
     if lang == "en":
         return "one" if n == 1 else "other"
@@ -56,7 +54,7 @@ def _number(value: Any, lang: str) -> str:
 
 class _Formatter(string.Formatter):
     """`{count:tool}` writes the number with its noun in the right plural form ("1 tool",
-    "2 инструмента", "2 个工具"), from the `nouns` table of phrases.yaml."""
+    "2 tools", and Russian's few and many forms), from the `nouns` table of phrases.yaml."""
 
     def __init__(self, lang: str):
         self.lang = lang
@@ -72,10 +70,12 @@ class _Formatter(string.Formatter):
         return f"{_number(value, self.lang)} {word}"
 
 
-def join_list(items: list[Any] | tuple[Any, ...], lang: str) -> str:
-    """Items as a person writes them: "a", "a and b", "a, b and c" (、 and 和 in Chinese)."""
+def join_list(items: list[Any] | tuple[Any, ...], lang: str, clauses: bool = False) -> str:
+    """Items as a person writes them: "a", "a and b", "a, b and c", with each language's
+    separators (list.* of phrases.yaml); `clauses` joins whole clauses (list.clause-*)."""
     words = [str(i) for i in items]
-    comma, last = _LIST_JOIN[lang]
+    prefix = "list.clause-" if clauses else "list."
+    comma, last = str(phrases()[prefix + "comma"][lang]), str(phrases()[prefix + "and"][lang])
     if len(words) <= 1:
         return "".join(words)
     return comma.join(words[:-1]) + last + words[-1]
@@ -113,7 +113,7 @@ def _changes(params: dict[str, Any], lang: str) -> str:
             parts.append(_template(entry, lang, values).format(**values))
     if not parts:
         return _template(phrases()["delta.none"], lang, {})
-    return "，".join(parts) if lang == "zh" else join_list(parts, lang)
+    return join_list(parts, lang, clauses=True)
 
 
 def _fill(key: str, params: dict[str, Any]) -> Text:

@@ -9,40 +9,18 @@ import unicodedata
 from collections.abc import Sequence
 
 from .matcher import first_match
+from .phrasebook import phrases
+from .phrasebook import text as phrase
 from .scenario import Scenario
 from .step import Step, in_language
 
-_LABELS = {
-    "en": {
-        "question": "Checkpoint",
-        "answer": "Answer",
-        "cache": "cache hit: nothing on the wire",
-        "goals": "You will learn",
-        "myths": "Misconceptions this lesson refutes",
-        "myth": "Myth",
-        "truth": "In fact",
-        "see": "see step",
-    },
-    "zh": {
-        "question": "检查点",
-        "answer": "答案",
-        "cache": "缓存命中：线路上没有任何消息",
-        "goals": "学习目标",
-        "myths": "本课纠正的常见误区",
-        "myth": "误区",
-        "truth": "事实",
-    },
-    "ru": {
-        "question": "Контрольный вопрос",
-        "answer": "Ответ",
-        "cache": "попадание в кэш: в канале тишина",
-        "goals": "Чему вы научитесь",
-        "myths": "Заблуждения, которые опровергает урок",
-        "myth": "Миф",
-        "truth": "На деле",
-        "see": "см. шаг",
-    },
-}
+_LABELS = ("question", "answer", "cache", "goals", "myths", "myth", "truth", "colon")
+
+
+def _labels(lang: str) -> dict[str, str]:
+    """The text view's labels in `lang` (textview.* of phrases.yaml)."""
+    table = phrases()
+    return {name: str(table[f"textview.{name}"][lang]) for name in _LABELS}
 
 
 def _width(text: str) -> int:
@@ -50,6 +28,9 @@ def _width(text: str) -> int:
 
 
 _CJK = "\u2e80-\u9fff\uac00-\ud7af\uff00-\uffef\u3000-\u303f"
+# Full-width comma, full stop, enumeration comma, semicolon, colon, !, ?, closing bracket and
+# quotes, then their ASCII kin: what a line may not start with.
+_CLOSING = "\uff0c\u3002\u3001\uff1b\uff1a\uff01\uff1f\uff09\u300d\u300f\u3011\u300b,.;:!?)"
 _TOKEN = re.compile(rf"[{_CJK}]|[^\s{_CJK}]+|\s+")  # one CJK character, a word, or spaces
 
 
@@ -66,7 +47,7 @@ def _wrap(text: str, indent: str, width: int = 96) -> list[str]:
     current = ""
     for token in _TOKEN.findall(text):
         # Chinese typography never starts a line with closing punctuation: let it overhang.
-        closing = token in "，。、；：！？）」』】》,.;:!?)"
+        closing = token in _CLOSING
         if _width(current + token) > width - len(indent) and current.strip() and not closing:
             lines.append((follow if lines else indent) + current.rstrip())
             current = "" if token.isspace() else token
@@ -95,8 +76,8 @@ def label(step: Step) -> str:
 
 def render_text(trace: Sequence[Step], lang: str, scenario: Scenario) -> str:
     """The whole lesson: title, summary and goals, the narrated steps, then the myths it refutes."""
-    labels = _LABELS[lang]
-    colon = "：" if lang == "zh" else ": "
+    labels = _labels(lang)
+    colon = labels["colon"]
     first = trace[0]
     out = [
         scenario.title[lang],
@@ -136,6 +117,6 @@ def render_text(trace: Sequence[Step], lang: str, scenario: Scenario) -> str:
             out += _wrap(labels["myth"] + colon + myth["claim"][lang], "  × ")
             see = ""
             if found is not None:
-                see = f"（见第 {found} 步）" if lang == "zh" else f" ({labels['see']} {found})"
+                see = in_language(phrase("textview.see-step", {"step": found}), lang)
             out += _wrap(labels["truth"] + colon + myth["truth"][lang] + see, "    ")
     return "\n".join(out)

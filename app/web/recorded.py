@@ -32,7 +32,8 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from app.bounded_json import JsonRefused, read_json
 from app.engine import stepschema
-from app.engine.step import Step
+from app.engine.phrasebook import text as phrase
+from app.engine.step import LANGUAGES, Step, in_language
 from app.web import limits, views
 from app.web.i18n import select_locale
 from app.web.limits import size_text
@@ -209,6 +210,11 @@ def _server_name(steps: list[Step]) -> str:
     return "?"
 
 
+def _in_every_language(key: str, **params: str) -> dict[str, str]:
+    said = phrase(key, params)
+    return {lang: in_language(said, lang) for lang in LANGUAGES}
+
+
 def recording(steps: list[Step], source: str) -> Recording:
     version, transport = steps[-1]["protocolVersion"], steps[-1]["transport"]
     for step in steps:  # one viewer key: a session that fell back to legacy shows as one
@@ -218,16 +224,8 @@ def recording(steps: list[Step], source: str) -> Recording:
     what = f"{server} · {version} · {transport}"
     return Recording(
         id=f"rec-{digest}",
-        title={
-            "en": f"Recorded session: {what}",
-            "zh": f"录制的会话：{what}",
-            "ru": f"Записанный сеанс: {what}",
-        },
-        summary={
-            "en": f"A real session recorded from {source}, step by step.",
-            "zh": f"从 {source} 录制的真实会话，逐步回放。",
-            "ru": f"Настоящий сеанс, записанный из {source}, шаг за шагом.",
-        },
+        title=_in_every_language("recording.title", what=what),
+        summary=_in_every_language("recording.summary", source=source),
         versions=[version],
         transports=[transport],
         default_version=version,

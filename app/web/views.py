@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
-from app.engine.step import Step
+from app.engine.phrasebook import phrases
+from app.engine.step import LANGUAGES, Step
 from app.mcp.versions import http_flavour
 from app.web import stage
 
@@ -101,20 +103,24 @@ def caches(step: Step, prev: Step | None) -> list[dict[str, Any]]:
     return out
 
 
-_VERDICT = re.compile(
-    r"^\s*(right|correct|yes|exactly|wrong|not quite|no|верно|правильно|да|точно|неверно|"
-    r"не совсем|нет|正确|对|没错|不对|错误|不完全对)\s*[:.!,;：。！，；—–-]\s*",
-    re.IGNORECASE,
-)
+@cache
+def _verdict() -> re.Pattern[str]:
+    """A leading verdict in any language, with the punctuation after it: the words are
+    verdict.words of phrases.yaml, so a translation adds its own."""
+    table = phrases()["verdict.words"]
+    words = [w for lang in LANGUAGES for w in str(table[lang]).split("|")]
+    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    stops = "\uff1a\u3002\uff01\uff0c\uff1b"  # full-width : . ! , ;
+    return re.compile(rf"^\s*({alternatives})\s*[:.!,;{stops}\u2014\u2013-]\s*", re.IGNORECASE)
 
 
 def reason(text: str) -> str:
-    """A choice's explanation without a leading verdict ("Right: ...", "Верно: ...", "正确：...").
+    """A choice's explanation without a leading verdict ("Right: ...", in any language).
 
     The page says the verdict itself, once, in its own words ("Right." / "Not quite."), so a
     reason that starts with one would repeat it.
     """
-    stripped = _VERDICT.sub("", text, count=1)
+    stripped = _verdict().sub("", text, count=1)
     return stripped[:1].upper() + stripped[1:] if stripped else text
 
 
