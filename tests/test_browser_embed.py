@@ -97,7 +97,7 @@ def work_through(frame: FrameLocator | Page, right: dict[int, int], wrong_first:
     """Step to the end, answering each question (the first one wrongly if asked)."""
     status = frame.locator("#status")
     expect(frame.locator("body")).to_have_attribute("data-ws", "open")
-    last = int(status.get_attribute("data-last"))
+    last = int(frame.locator("#trace").get_attribute("data-last"))
     for index in range(last + 1):
         expect(status).to_have_attribute("data-step", str(index))
         if index in right:

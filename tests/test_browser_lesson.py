@@ -273,7 +273,8 @@ RECT = "e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.rig
 
 
 # The packet's shape as it was when its journey began: it rests where it lands, and
-# static/js/viewer.js plays the journey from data-sx/sy (user units) to that landing point.
+# static/js/viewer.js plays the journey from data-sx/sy (user units, which it derives from the
+# lit wire) to that landing point.
 START = """p => {
   const r = p.querySelector('.shape').getBoundingClientRect();
   const at = p.transform.baseVal.consolidate().matrix, k = p.getScreenCTM().a;
@@ -314,7 +315,10 @@ def test_every_packet_travels_the_whole_way_and_lands_on_its_receiver(new_page, 
                 assert stage.locator(".edge.active").evaluate(
                     "e => getComputedStyle(e).strokeDasharray"
                 ) not in ("none", "")
-                assert body.evaluate("e => e.getAttribute('transform')") == "rotate(45)"
+                diamond = (
+                    "e => document.querySelector(e.getAttribute('href')).getAttribute('transform')"
+                )
+                assert body.evaluate(diamond) == "rotate(45)"  # the picture's diamond
         assert page.errors == []
 
 

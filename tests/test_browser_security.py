@@ -85,7 +85,7 @@ async () => {
       setTimeout(poll, 5);
     })();
   });
-  const last = Number(status().dataset.last);
+  const last = Number(document.getElementById("trace").dataset.last);
   let seen = 0;
   while (Number(status().dataset.step) < last) {
     const step = status().dataset.step;

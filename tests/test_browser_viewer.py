@@ -131,7 +131,7 @@ def test_library_opens_pagination_and_keyboard_steps_to_the_end_through_every_vi
     expect(page).to_have_url(re.compile(r"/scenario/pagination\?step=1&view=overview"))
     connected(page)
 
-    last = int(page.locator("#status").get_attribute("data-last"))
+    last = int(page.locator("#trace").get_attribute("data-last"))
     seen = {"tools/list": False, "nextCursor": False, "added": False, "question": False}
     for n in range(1, last + 1):
         if (
@@ -205,7 +205,7 @@ def test_a_deep_link_restores_the_exact_state_and_the_url_follows_each_step(open
     expect(page.locator("#conn")).to_have_text("Ссылка скопирована")
     assert page.evaluate("navigator.clipboard.readText()") == page.url
     page.select_option("#sel-transport", "stdio")
-    expect(page.locator("#status")).to_have_attribute("data-transport", "stdio")
+    expect(page.locator("#trace")).to_have_attribute("data-transport", "stdio")
     expect(page.locator("#panel-transport")).to_be_hidden()
     page.keyboard.press("2")
     expect(page.locator("#panel-transport .frame.current pre.wire")).not_to_contain_text(

@@ -239,7 +239,7 @@ def test_a_follower_that_stops_reading_is_dropped_and_others_keep_up(live_server
     while b"\r\n\r\n" not in head:  # the handshake is answered: it is one of the room
         head += stuck.recv(1)
     assert head.startswith(b"HTTP/1.1 101")
-    steps = 150  # more bytes than the kernel's socket buffers absorb
+    steps = 240  # more bytes than the kernel's socket buffers absorb (a jump is ~17 KiB)
     for step in range(1, steps):
         teacher.send("goto", step=40 if step % 2 else 0)
         assert fast.receive()[1] == step
@@ -312,4 +312,21 @@ def test_a_paced_room_gates_students_at_questions_until_everyone_is_brought_back
     student.send("next")
     assert "has not got there yet" in student.until('role="alert"')
     for s in (teacher, student):
+def test_a_followers_page_gets_the_overview_picture_it_displays_and_the_room_on_a_switch(
+    live_server: str,
+):
+    code, cookie = start_room(live_server, "pagination")
+    teacher = LiveSocket(live_server, code, cookie)
+    phone = LiveSocket(live_server, code, query="?shape=tall")
+    teacher.receive(), phone.receive()
+    teacher.send("next")
+    _mode, seq, message = phone.receive()
+    assert 'id="ov-t-m"' in message and 'id="ov-w-' not in message
+    phone.send("shape", shape="wide")  # turned: the wide picture shows, and was not kept
+    mode, again, message = phone.receive()
+    assert (mode, again) == ("full", seq) and 'id="panel-overview"' in message
+    teacher.send("next")
+    message = phone.until('data-mode="delta"')
+    assert 'id="ov-w-m"' in message and 'id="ov-t-' not in message
+    for s in (teacher, phone):
         s.close()

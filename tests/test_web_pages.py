@@ -33,9 +33,13 @@ def answers(app, sid: str, version: str = "", transport: str = "", before: int =
 
 
 def status(html: str) -> dict[str, str]:
-    tag = re.search(r'<div id="status"[^>]*>', html, re.S)
-    assert tag, "the page has no #status element"
-    return dict(re.findall(r'data-([a-z]+)="([^"]*)"', tag.group()))
+    """What the page says it shows: its trace (#trace) and the step on show (#status)."""
+    found: dict[str, str] = {}
+    for rid in ("trace", "status"):
+        tag = re.search(rf'<div id="{rid}"[^>]*>', html, re.S)
+        assert tag, f"the page has no #{rid} element"
+        found |= dict(re.findall(r'data-([a-z]+)="([^"]*)"', tag.group()))
+    return found
 
 
 def test_library_lists_each_scenario_as_a_card_linking_to_its_own_url(client: FlaskClient):

@@ -29,6 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.web.factory import create_app
+from app.web.render import open_viewer
 from tests.conftest import free_port
 from tests.rawws import abort, read_text, text_frame, upgrade
 from tests.test_web_fuzz import frames
@@ -134,11 +135,11 @@ def closed_by_server(sock: socket.socket, within: float) -> bool:
 
 
 def shown_status(sock: socket.socket) -> dict[str, int]:
-    """data-step and data-last of the next #status fragment (other fragments are skipped)."""
+    """data-step of the next #status fragment (other fragments are skipped)."""
     while True:
         found = re.search(r'<div id="status"[^>]*>', read_text(sock))
         if found:
-            attrs = dict(re.findall(r'data-(step|last)="(\d+)"', found.group(0)))
+            attrs = dict(re.findall(r'data-(step)="(\d+)"', found.group(0)))
             return {k: int(v) for k, v in attrs.items()}
 
 
@@ -226,17 +227,19 @@ def test_a_client_that_vanishes_while_the_server_sends_leaves_no_traceback(lab):
 
 @pytest.mark.parametrize("step", ["999999", "1" + "0" * 26])
 def test_a_step_past_the_end_in_the_socket_url_means_the_last_step(lab, step):
-    past = answers(create_app({"TESTING": True}), "pagination")  # questions answered
+    app = create_app({"TESTING": True})
+    past = answers(app, "pagination")  # questions answered
+    pagination = app.extensions["lab"].scenario("pagination")
+    v = open_viewer(pagination, {}, "en")  # what a URL without version or transport opens
+    last = len(app.extensions["lab"].trace("pagination", v.version, v.transport)) - 1
     s, status = upgrade(lab.url, f"/ws/scenario/pagination?step={step}&{past}")
     try:
         assert status == 101
-        opened = shown_status(s)  # the socket's first fragments show where it landed
-        assert opened["step"] == opened["last"]
+        assert shown_status(s)["step"] == last  # the socket's first fragments show where
         s.sendall(command("prev"))
-        shown = shown_status(s)
-        assert shown["step"] == shown["last"] - 1
+        assert shown_status(s)["step"] == last - 1
         s.sendall(command("next"))
-        assert shown_status(s)["step"] == shown["last"]
+        assert shown_status(s)["step"] == last
         s.sendall(command("play"))  # from the end, play starts over
         assert shown_status(s)["step"] == 0
     finally:

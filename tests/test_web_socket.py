@@ -556,3 +556,16 @@ def test_a_socket_that_resumes_after_a_drop_gets_every_region_and_a_first_one_on
     sent = "".join(resumed.sent)
     for region in ("status", "timeline", "panel-overview", "panel-transport", "lesson", "tabs"):
         assert f'id="{region}"' in sent, region
+
+
+def test_a_page_that_says_its_overview_picture_gets_its_parts_and_the_overview_on_a_switch(ctx):
+    ws, v, _ = run(
+        ctx, cmd("next"), cmd("shape", shape="tall"), cmd("prev"), query={"shape": "wide"}
+    )
+    stepped, switched, back = ws.replies
+    assert 'id="ov-w-m"' in stepped and 'id="ov-t-' not in stepped
+    assert 'id="panel-overview"' in switched  # the picture it had not kept current, whole
+    assert 'id="ov-t-m"' in back and 'id="ov-w-' not in back
+    assert v.shape == "tall"
+    refused, unmoved, _ = run(ctx, cmd("shape", shape="round"))
+    assert alerts(refused) and unmoved.shape == ""

@@ -70,10 +70,15 @@ class Piece:
     # What the template reads besides its inputs, covered by them through a digest (a step's
     # message and bytes, by the digest of its log entry): kept out of the key to keep it cheap.
     more: Mapping[str, Any] = field(default_factory=dict)
-    # Where the page can load this part by itself (app.web.bodies): over the socket, a part
-    # larger than LAZY bytes travels as a placeholder that loads from there when in sight.
-    load: Callable[[], str] | None = None
+    # Where the page can load this part by itself (app.web.bodies), as a path under the trace's
+    # address (#trace's data-bodies): in a room's messages, a part larger than LAZY bytes
+    # travels as a placeholder naming it (data-load), which static/js/viewer.js loads in sight.
+    load: str | None = None
     tag: str = "div"  # the placeholder's tag: the part's own (a console line is a span)
+    # How large its markup may be before a room's message leaves it to a placeholder: 0 for a
+    # part of a view that is seldom in sight (behind a tab on a phone, below the others on a
+    # desk), which most followers would never look at.
+    lazy: int = LAZY
 
 
 @dataclass
@@ -114,12 +119,13 @@ class Sketch:
         item: bool = False,
         parent: str = "",
         more: Mapping[str, Any] | None = None,
-        load: Callable[[], str] | None = None,
+        load: str | None = None,
         tag: str = "div",
+        lazy: int = LAZY,
         **inputs: Any,
     ) -> None:
         self.parts.append(Part(pid, key_of(template, self.base, pid, inputs), item, parent))
-        self.pieces[pid] = Piece(template, inputs, at, more or {}, load, tag)
+        self.pieces[pid] = Piece(template, inputs, at, more or {}, load, tag, lazy)
 
     def done(self, items: tuple[str, str] = ("", ""), cached: bool = True) -> Draft:
         key = digest(self.template, self.base, self.inputs)
@@ -172,8 +178,8 @@ class Canvas:
 
         def maybe_lazy() -> str:
             html = render()
-            if self.target == "room" and piece.load and len(html) > LAZY:
-                return _placeholder(pid, piece.load(), piece.tag)
+            if self.target == "room" and piece.load and len(html) > piece.lazy:
+                return _placeholder(pid, piece.load, piece.tag)
             return html
 
         if not draft.cached:
@@ -213,11 +219,8 @@ class Canvas:
 
 
 def _placeholder(pid: str, load: str, tag: str) -> str:
-    """A part that loads itself when it comes into sight, in its own place."""
-    return (
-        f'<{tag} id="{pid}" class="pending" aria-busy="true" hx-get="{escape(load)}"'
-        f' hx-trigger="intersect once" hx-swap="outerHTML"></{tag}>'
-    )
+    """A part that the page loads in its own place when it comes into sight (viewer.js)."""
+    return f'<{tag} id="{pid}" class="pending" data-load="{escape(load)}"></{tag}>'
 
 
 def _item_tag(draft: Draft) -> str:

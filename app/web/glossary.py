@@ -27,14 +27,16 @@ def page() -> str:
     return render_template("glossary.html", lang=select_locale(), entries=glossary.entries())
 
 
-def glossed(value: Any, lang: str, titled: bool = True) -> Markup:
+def glossed(value: Any, lang: str, titled: bool = True, named: bool = True) -> Markup:
     """The text escaped like `visible`, with each glossary term linked to its entry once;
     `titled=False` leaves the definition out of the link's title (a step's narration lists its
-    terms right under it, and travels with every step)."""
+    terms right under it, and travels with every step); `named=False` leaves the language out
+    of the link (a socket's message goes to a page whose script keeps the language cookie that
+    the glossary reads)."""
     text = "" if value is None else str(value)
     out, at = [], 0
     for start, end, entry in glossary.find(text, lang):
-        href = url_for("glossary.page", lang=lang, _anchor=entry.anchor)
+        href = url_for("glossary.page", lang=lang if named else None, _anchor=entry.anchor)
         label, meaning = visible(text[start:end]), entry.text.get(lang, entry.text["en"])
         link = (
             Markup('<a class="term" href="{}" title="{}">{}</a>').format(href, meaning, label)

@@ -21,6 +21,14 @@ from app.engine.step import Step
 from app.web import stage
 from app.web.draw import Draft, Sketch
 
+SHAPES = ("wide", "tall")
+
+
+def hidden(shape: str) -> tuple[str, ...]:
+    """The id prefixes of the parts a page showing the `shape` picture does not display (the
+    other picture's: CSS shows one of the two by the screen's size); none for an unknown shape."""
+    return tuple(f"ov-{other[0]}-" for other in SHAPES if shape in SHAPES and other != shape)
+
 
 def _figures(state: Mapping[str, Any], box: Mapping[str, Any]) -> dict[str, Any]:
     """What an actor's box says besides its name: counts, phase, generation, TTL, flags."""
@@ -84,7 +92,7 @@ def _moves(m: dict[str, Any] | None) -> dict[str, Any] | None:
     """What the motion part draws of stage.motion (the rest would only grow its key)."""
     if m is None or m["loop"]:
         return m
-    return {k: m[k] for k in ("loop", "edge", "sx", "sy", "ex", "ey", "mx", "my", "vertical")}
+    return {k: m[k] for k in ("loop", "edge", "ex", "ey", "mx", "my", "vertical")}
 
 
 def _desc(step: Step, state: Mapping[str, Any], moves: dict[str, Any] | None) -> dict[str, Any]:

@@ -20,13 +20,14 @@ from markupsafe import Markup
 from app.web import panels
 from app.web.draw import Canvas, Draft, Sketch, Target, layout
 from app.web.lab import Lab
+from app.web.overview import hidden
 from app.web.pacer import SPEEDS, Pacer
-from app.web.regions import Layout, Op, diff
+from app.web.regions import Layout, Op, diff, unseen
 from app.web.render import VIEWS, Viewer, gate, scene
 from app.web.scene import Scene, drafts
 
 PANELS = tuple(view.panel for view in panels.VIEWS)
-STEP = ("status", "counter", "narration", "checkpoint", "summary", "stepper", *PANELS)
+STEP = ("trace", "status", "counter", "narration", "checkpoint", "summary", "stepper", *PANELS)
 SHARED = ("masthead", "toolbar", "lesson", *STEP, "timeline", "shortcuts")
 OWN = ("tabs", "player", "alert")
 
@@ -102,11 +103,12 @@ def page_html(
 
 def frame(lab: Lab, v: Viewer, pacer: Pacer, alert: str = "", again: Iterable[str] = ()) -> str:
     """What the page needs to show this viewer's state now: the regions and parts that changed
-    since it last showed (everything, when that is unknown), as one message. `again` names
+    since it last showed (everything, when that is unknown; of the overview, the picture the
+    page displays, when it said which), as one message. `again` names
     regions sent whole even if unchanged (a question answered once more is said once more)."""
     s = scene(lab, v)
     found = drafts(lab, s, SHARED) | own(v, pacer, alert)
-    ops = diff(v.shown, layout(found.values()))
+    ops = unseen(diff(v.shown, layout(found.values())), hidden(v.shape))
     redo = [rid for rid in again if rid in found]
     ops = [op for op in ops if op.region not in redo] + [Op("whole", rid) for rid in redo]
     v.shown = layout(found.values())

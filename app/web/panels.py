@@ -16,10 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
-
-from flask import url_for
 
 from app.examples.code import snippet
 from app.web import overview, views
@@ -101,12 +98,10 @@ def _only(block: Mapping[str, Any], *keys: str) -> dict[str, Any]:
     return {k: block[k] for k in keys}
 
 
-def _load(ctx: Ctx, pid: str) -> Callable[[], str]:
+def _load(ctx: Ctx, pid: str) -> str:
     """Where the page loads part `pid` of this step's Transform or Output view
-    (app.web.bodies.part), made when a placeholder needs it."""
-    s = ctx.scene
-    query: dict[str, Any] = {"version": s.version, "transport": s.transport, "lang": s.lang}
-    return partial(url_for, "bodies.part", sid=s.sid, index=s.step, pid=pid, **query)
+    (app.web.bodies.part), under the trace's address (see app.web.draw.Piece.load)."""
+    return f"part/{ctx.index}/{pid}"
 
 
 def _transform(ctx: Ctx) -> Draft:

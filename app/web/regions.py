@@ -15,8 +15,10 @@ from keys alone, never by reading HTML:
   log entry) travels with its parent when the parent is new or sent again, and alone when only
   it changed; a parent's key covers its own markup, not its children's.
 
-`diff` returns the operations; app.web.draw turns them into the HTML of one message. Nothing
-here knows a template, so the same rules serve the viewer, the classroom and the watch page.
+A page displays one of the overview's two pictures (wide or tall, by the screen's shape); when it
+says which, `unseen` leaves the other's parts out, and the page asks for the overview whole when it
+switches. `diff` returns the operations; app.web.draw turns them into the HTML of one message.
+Nothing here knows a template, so the same rules serve the viewer, the classroom and the watch page.
 """
 
 from __future__ import annotations
@@ -102,3 +104,11 @@ def diff(before: Layout | None, after: Layout) -> list[Op]:
         part_ops = _region_ops(old, region)
         ops.extend([Op("whole", rid)] if part_ops is None else part_ops)
     return ops
+
+
+def unseen(ops: list[Op], hidden: tuple[str, ...]) -> list[Op]:
+    """`ops` without the parts whose ids start with one of `hidden`: what the page does not
+    display (the overview's other picture) need not travel; a region sent whole keeps them."""
+    if not hidden:
+        return ops
+    return [op for op in ops if op.kind != "part" or not op.parts[0].startswith(hidden)]

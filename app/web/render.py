@@ -18,6 +18,7 @@ from flask import Flask, url_for
 from app.web import chrome, panels, stage, story, views
 from app.web.compact import Compact
 from app.web.lab import Lab, Step
+from app.web.overview import SHAPES
 from app.web.questions import CheckpointKey, checkpoint_key, parse_answers
 from app.web.regions import Layout
 from app.web.scene import Scene
@@ -52,6 +53,7 @@ class Viewer:
     # None until the page is known (a socket that resumes after a drop gets everything).
     shown: Layout | None = None
     resumed: bool = False  # the socket resumes after a drop: the page may show anything
+    shape: str = ""  # the overview picture the page displays ("wide", "tall"; "": both)
     alerts: int = 0  # alerts said so far: the same words said twice are said again
 
     @property
@@ -81,13 +83,6 @@ def lab_url(v: Any, **query: Any) -> str:
     if callable(link):
         return str(link(**query))
     return url_for("viewer.page", sid=v.sid, **query)
-
-
-def body_url(v: Any, what: str, index: int) -> str:
-    """Where the page loads a bulky body the socket leaves out: a log entry's message and bytes
-    (`frame`) or the tools array of the Output view (`tools`), of step `index`."""
-    query = {"version": v.version, "transport": v.transport, "lang": v.lang}
-    return url_for(f"bodies.{what}", sid=v.sid, index=index, **query)
 
 
 def url_step(value: Any) -> int:
@@ -122,6 +117,7 @@ def open_viewer(scenario: Any, args: Any, lang: str) -> Viewer:
         present,
         answered=parse_answers(args.get("answers")),
         resumed=args.get("resume") == "1",
+        shape=args.get("shape") if args.get("shape") in SHAPES else "",
     )
 
 
@@ -203,7 +199,6 @@ def init_app(app: Flask) -> None:
     app.jinja_env.add_extension(Compact)
     app.jinja_env.globals.update(
         lab_url=lab_url,
-        body_url=body_url,
         http_flavour=views.http_flavour,
         reason=views.reason,
         fit=stage.fit,

@@ -35,6 +35,7 @@ from app.web import commands, i18n
 from app.web.channel import Closed
 from app.web.commands import Refused
 from app.web.lab import Lab, Step
+from app.web.overview import SHAPES
 from app.web.pacer import Pacer
 from app.web.pages import OWN, alert_html, drawn, first_question, frame
 from app.web.render import VIEWS, Viewer, checkpoint_key, chosen, gate
@@ -181,6 +182,13 @@ def _view(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> None:
     v.view = cmd["view"]
 
 
+def _shape(lab: Lab, v: Viewer, pacer: Pacer, cmd: dict[str, Any]) -> None:
+    """The page displays the overview's other picture now (AGAIN sends the overview whole)."""
+    if cmd.get("shape") not in SHAPES:
+        raise ValueError(cmd.get("shape"))
+    v.shape = cmd["shape"]
+
+
 def _switch(attr: str, key: str, allowed: Callable[[Viewer], Any]) -> Handler:
     """A handler that switches version, transport or language and stays on the same event."""
 
@@ -250,6 +258,7 @@ COMMANDS: dict[str, Handler] = {
     "transport": _switch("transport", "transport", lambda v: v.scenario.transports),
     "language": _switch("lang", "lang", lambda v: i18n.LANGUAGES),
     "view": _view,
+    "shape": _shape,
     "answer": _answer,
     "reveal": _reveal,
 }
@@ -297,6 +306,7 @@ def opening(lab: Lab, v: Viewer, pacer: Pacer) -> list[str]:
 AGAIN = {
     "answer": ("checkpoint",),
     "reveal": ("checkpoint",),
+    "shape": ("panel-overview",),
     **{move: ("status",) for move in ("next", "prev", "goto", "end", "reset")},
 }
 

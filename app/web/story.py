@@ -1,4 +1,5 @@
-"""The story column's regions: status, counter, narration, question, summary, stepper, timeline.
+"""The story column's regions: trace, status, counter, narration, question, summary, stepper,
+timeline.
 
 Each builder turns a scene into a Draft (app.web.draw) whose inputs are exactly what its
 template prints besides the scene's base. The stepper's Previous and Next links and each
@@ -16,6 +17,12 @@ from app.web.questions import checkpoint_key
 from app.web.scene import Ctx, region
 
 
+@region("trace")
+def trace(ctx: Ctx) -> Draft:
+    """Which trace the page shows (the scene's base) and its last step: a step never changes it."""
+    return Sketch("trace", "partials/_trace.html", ctx.base, last=len(ctx.trace) - 1).done()
+
+
 @region("status")
 def status(ctx: Ctx) -> Draft:
     step = ctx.step
@@ -24,7 +31,6 @@ def status(ctx: Ctx) -> Draft:
         "partials/_status.html",
         ctx.base,
         index=ctx.index,
-        last=len(ctx.trace) - 1,
         kind=step.get("kind"),
         asks=bool(step.get("checkpoint")),
     ).done()

@@ -24,8 +24,9 @@
   }
   function where() {
     var status = $("status");
-    if (!status) return null;
-    var d = status.dataset;
+    var trace = $("trace");
+    if (!status || !trace) return null;
+    var d = Object.assign({}, trace.dataset, status.dataset);
     return {
       scenario: d.scenario, version: d.version, transport: d.transport,
       step: Number(d.step) + 1, total: Number(d.last) + 1

@@ -21,6 +21,14 @@
   var PREFIX = "mcp-lab:answer:";
 
   function $(id) { return document.getElementById(id); }
+  /* What the page shows: the trace (#trace: scenario, version, transport, lang, last) and the
+     step on show (#status: step, kind, checkpoint), which a step's message carries alone. */
+  function shown() {
+    var trace = $("trace");
+    var status = $("status");
+    if (!trace || !status) return null;
+    return Object.assign({}, trace.dataset, status.dataset);
+  }
   function questionOpen() {
     var checkpoint = $("checkpoint");
     return !!checkpoint && checkpoint.dataset.state === "open" && !!$("question");
@@ -57,13 +65,13 @@
     return found;
   }
   function remember() {
-    var status = $("status");
+    var trace = $("trace");
     var checkpoint = $("checkpoint");
     var store = storage();
-    if (!status || !checkpoint || !store) return;
+    if (!trace || !checkpoint || !store) return;
     var d = checkpoint.dataset;
     if (d.state === "answered" && d.questionKey && d.chosen !== undefined) {
-      try { store.setItem(trail(status.dataset) + d.questionKey, JSON.stringify(Number(d.chosen))); }
+      try { store.setItem(trail(trace.dataset) + d.questionKey, JSON.stringify(Number(d.chosen))); }
       catch (e) { /* full or private: this visit only */ }
     }
   }
@@ -88,9 +96,11 @@
     firstSearch = null;
     /* After a drop the server cannot know what this page kept: it sends everything. */
     if (resumed) query.set("resume", "1");
-    var status = $("status");
-    if (status) {
-      var d = status.dataset;
+    told = shape();
+    if (told) query.set("shape", told);
+    var trace = $("trace");
+    if (trace) {
+      var d = trace.dataset;
       var version = query.get("version") || d.version;
       var transport = query.get("transport") || d.transport;
       var answers = remembered(d.scenario, version, transport);
@@ -102,22 +112,51 @@
     return socket;
   };
 
+  /* The overview is drawn twice, wide and tall, and lab.css displays one by the screen's size:
+     the socket is told which, so a step's message carries that picture's moving parts only.
+     When the other one shows (a phone turned, a window resized), the page says so and gets
+     the overview whole. */
+  var told = "";
+  var socketWrapper = null;
+  var reshape = null;
+  function shape() {
+    var tall = document.querySelector("#panel-overview svg.stage.tall");
+    if (!tall) return "";
+    return getComputedStyle(tall).display === "none" ? "wide" : "tall";
+  }
+  window.addEventListener("resize", function () {
+    clearTimeout(reshape);
+    reshape = setTimeout(function () {
+      var now = shape();
+      if (!now || now === told || !socketWrapper || body.dataset.ws !== "open") return;
+      told = now;
+      socketWrapper.send(JSON.stringify({ command: "shape", shape: now }), body);
+    }, 200);
+  });
+
   /* The packet leaves its sender's border and lands on its receiver's: the SVG rests it at the
      landing point, and this plays the journey there (not under reduced motion: the same
      landing, the lit wire and its arrow tell the same without travel). */
   function fly() {
     document.querySelectorAll("#panel-overview .packet:not([data-flown])").forEach(function (packet) {
       var piece = packet.querySelector(".packet-body");
-      var d = packet.dataset;
+      var wire = packet.parentNode.querySelector(".edge.active");
+      var at = packet.transform.baseVal.consolidate();
+      var ex = at ? at.matrix.e : 0, ey = at ? at.matrix.f : 0;
       packet.setAttribute("data-flown", "");
-      if (!piece || reducedMotion() || !piece.animate) {
+      /* It rests where it lands (its transform), as far in from the lit wire's end as it
+         starts from the wire's start (app.web.stage.motion): data-sx/sy say where. */
+      if (wire) {
+        var w = function (name) { return Number(wire.getAttribute(name)); };
+        packet.dataset.sx = String(w("x1") + w("x2") - ex);
+        packet.dataset.sy = String(w("y1") + w("y2") - ey);
+      }
+      if (!piece || !wire || reducedMotion() || !piece.animate) {
         packet.classList.add("landed");
         return;
       }
-      /* it rests where it lands (its transform); the journey starts at data-sx/sy */
-      var at = packet.transform.baseVal.consolidate();
-      var dx = Number(d.sx) - (at ? at.matrix.e : 0);
-      var dy = Number(d.sy) - (at ? at.matrix.f : 0);
+      var dx = Number(packet.dataset.sx) - ex;
+      var dy = Number(packet.dataset.sy) - ey;
       var run = piece.animate(
         [{ transform: "translate(" + dx + "px, " + dy + "px)" }, { transform: "translate(0px, 0px)" }],
         { duration: 900, easing: "cubic-bezier(.45, .05, .35, 1)" }
@@ -160,10 +199,9 @@
   /* Keep the address bar, <html lang>, the title and the language cookie in step. The URL's
      step=N is the Nth step as displayed (from 1); #status carries the 0-based index. */
   function sync() {
-    var status = $("status");
+    var d = shown();
     var tabs = $("tabs");
-    if (!status) return;
-    var d = status.dataset;
+    if (!d) return;
     var view = tabs ? tabs.dataset.view : "overview";
     var query = new URLSearchParams({
       step: String(Number(d.step) + 1), view: view, version: d.version, transport: d.transport,
@@ -218,6 +256,28 @@
     lastView = view;
   }
 
+  /* A room's messages leave bulky bodies out (a log entry's message and bytes, the tools array,
+     a narration's terms, a large table): each placeholder names its body by data-load, a path
+     under the trace's address (#trace's data-bodies), and htmx loads it once, when it comes into
+     sight (a disclosure: when it is opened). */
+  function loadBodies() {
+    var trace = $("trace");
+    if (!trace) return;
+    var d = trace.dataset;
+    document.querySelectorAll("[data-load]:not([hx-get])").forEach(function (el) {
+      var url = new URL(el.dataset.load, new URL(d.bodies, location.href));
+      url.searchParams.set("version", d.version);
+      url.searchParams.set("transport", d.transport);
+      url.searchParams.set("lang", d.lang);
+      var opens = el.tagName === "DETAILS";
+      el.setAttribute("hx-get", url.pathname + url.search);
+      el.setAttribute("hx-trigger", opens ? "toggle once" : "intersect once");
+      el.setAttribute("hx-swap", opens ? "beforeend" : "outerHTML");
+      if (!opens) el.setAttribute("aria-busy", "true");
+      htmx.process(el);
+    });
+  }
+
   /* Where focus goes when the element that had it is gone or cannot take it after a swap: the
      feedback of a question just answered, the open question, else the Next control. */
   function refocus(id) {
@@ -251,6 +311,7 @@
   window.addEventListener("resize", markOverflow);
 
   document.addEventListener("DOMContentLoaded", sync);
+  document.addEventListener("DOMContentLoaded", loadBodies);
   body.addEventListener("htmx:wsBeforeMessage", function () {
     var active = document.activeElement;
     focusedId = active && active !== body ? active.id || null : null;
@@ -258,13 +319,15 @@
   body.addEventListener("htmx:wsAfterMessage", function () {
     var hadFocus = focusedId;
     sync();
+    loadBodies();
     var active = document.activeElement;
     if (hadFocus && (!active || active === body || !body.contains(active))) refocus(hadFocus);
   });
 
   /* Reconnect: htmx-ext-ws retries abnormal closes itself; we also retry the clean ones
      (a server restart, a refused oversized frame), with exponential backoff and jitter. */
-  body.addEventListener("htmx:wsOpen", function () {
+  body.addEventListener("htmx:wsOpen", function (event) {
+    socketWrapper = event.detail.socketWrapper;
     retries = 0;
     body.dataset.ws = "open";
     say(body.dataset.everOpen ? "msgOnline" : "", true);
@@ -363,8 +426,8 @@
     if (event.target.closest(".see-step")) jumped = true;
     if (event.target.closest("#btn-keys")) openSheet();
     if (event.target.closest("#btn-reset")) {
-      var status = $("status");
-      if (status) forget(status.dataset.scenario);
+      var trace = $("trace");
+      if (trace) forget(trace.dataset.scenario);
     }
     if (event.target.closest("#btn-copy")) {
       copy(location.href).then(

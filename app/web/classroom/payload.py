@@ -1,12 +1,12 @@
 """What a follower of a room receives when the room moves: the one seam between the fan-out
 (which only moves bytes) and what the frames contain.
 
-`Payloads.step(room, before, follower)` is the text of the frame a follower gets for a room
-event: for the instructor, the regions and parts that changed (decided from their keys,
-app.web.classroom.render.change) and the controls; for a student who follows the class, the
-regions and parts that changed; for a student browsing on their own ("detached"), a notice of
-where the class is. The fan-out asks once per kind of follower
-(audience, language, attached) and encodes the answer once for all of them.
+`Payloads.step(room, before, follower)` is the text of the frame a follower gets for a room event:
+for the instructor, the regions and parts that changed (decided from their keys,
+app.web.classroom.render.change) and the controls; for a student who follows the class, the regions
+and parts that changed (of the overview picture its page displays); for a student browsing on their
+own ("detached"), a notice of where the class is. The fan-out asks once per kind of follower
+(audience, language, attached, picture) and encodes the answer once for all of them.
 """
 
 from __future__ import annotations
@@ -36,14 +36,15 @@ class Follower:
     lang: str
     audience: str = "student"
     attached: bool = True  # a student who follows the class (False: browsing on their own)
+    shape: str = ""  # the overview picture the page displays ("wide", "tall"; "": both)
     step: int = field(default=0, compare=False)
 
 
 @functools.lru_cache(maxsize=4096)
-def seat(code: str, lang: str, audience: str, attached: bool) -> Follower:
+def seat(code: str, lang: str, audience: str, attached: bool, shape: str = "") -> Follower:
     """The one `Follower` object of each kind, shared by every channel of that kind as its tag,
     so a group send finds a kind's frame by identity rather than by comparing followers."""
-    return Follower(code, lang, audience, attached)
+    return Follower(code, lang, audience, attached, shape)
 
 
 class Payloads:
@@ -60,13 +61,15 @@ class Payloads:
             return notice + live.bar_html(room, f.lang, attached=False)
         mark = frames.marker(room.seq, "delta", room.step)
         if f.audience == "instructor":  # with the poll's counts: never shared
-            body = live.change_html(room, before, f.lang, f.audience)
+            body = live.change_html(room, before, f.lang, f.audience, f.shape)
             return mark + body + live.controls_html(room, f.lang)
         # A following student's page already says "Following your instructor": the change is
         # all it needs, and it is the same for every room at the same place in the same lesson.
         now = (room.version, room.transport, room.step, room.phase(), live.poll_id(room, room.step))
-        key = (room.scenario, _place(before), before.get("paced"), now, room.paced, f.lang)
-        body = self._body(key, lambda: live.change_html(room, before, f.lang, f.audience))
+        key = (room.scenario, _place(before), before.get("paced"), now, room.paced, f.lang, f.shape)
+        body = self._body(
+            key, lambda: live.change_html(room, before, f.lang, f.audience, f.shape)
+        )
         # A room that went student-paced (or came back from it) says so in the bar.
         paced = room.paced or room.gathered
         return mark + body + (live.bar_html(room, f.lang, attached=True) if paced else "")

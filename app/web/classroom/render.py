@@ -15,13 +15,15 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
+from app.engine.step import Step
 from app.web.draw import Target, layout
 from app.web.lab import Lab
+from app.web.overview import hidden
 from app.web.pages import PANELS, draw, whole
-from app.web.regions import diff
+from app.web.regions import diff, unseen
 from app.web.scene import Poll, Scene, drafts
 
-ROOM = ("status", "counter", "narration", "checkpoint", "stepper", "timeline", *PANELS)
+ROOM = ("trace", "status", "counter", "narration", "checkpoint", "stepper", "timeline", *PANELS)
 
 
 @dataclass(frozen=True)
@@ -38,8 +40,10 @@ class Cursor:
 
 
 def scene(lab: Lab, c: Cursor, counts: list[int] | None = None, poll: int = 0) -> Scene:
-    """The scene of cursor `c`: the timeline names steps up to the one on show, and the answer
-    shows once revealed. Counts are the instructor's alone (and make the scene uncached)."""
+    """The scene of cursor `c`: the timeline names steps as the viewer's does, up to the next
+    question the room has not revealed (so a step changes no mark but at a question), and the
+    answer shows once revealed. Counts are the instructor's alone (and make the scene
+    uncached)."""
     trace = lab.trace(c.sid, c.version, c.transport)
     step = min(c.step, len(trace) - 1)
     checkpoint = trace[step].get("checkpoint")
@@ -51,10 +55,17 @@ def scene(lab: Lab, c: Cursor, counts: list[int] | None = None, poll: int = 0) -
         c.transport,
         c.lang,
         step,
-        step,
+        _reach(trace, step, chosen is not None),
         chosen,
         poll=Poll(c.phase, poll, c.audience, seen),
     )
+
+
+def _reach(trace: list[Step], step: int, revealed: bool) -> int:
+    """The first question from `step` on that is still open, else the last step: the steps
+    before it cannot give its answer away (render.revealed, the viewer's rule)."""
+    first = step + 1 if revealed else step
+    return next((i for i in range(first, len(trace)) if trace[i].get("checkpoint")), len(trace) - 1)
 
 
 def regions(
@@ -74,9 +85,12 @@ def change(
     before: tuple[Cursor, int],
     after: tuple[Cursor, int],
     counts: list[int] | None = None,
+    shape: str = "",
 ) -> str:
-    """What a page showing cursor `before` (with its poll id) needs to show `after`."""
+    """What a page showing cursor `before` (with its poll id) needs to show `after`; a page
+    that displays the `shape` picture of the overview ("wide", "tall") gets that one's parts."""
     was = scene(lab, before[0], counts, before[1])
     now = scene(lab, after[0], counts, after[1])
     old, new = drafts(lab, was, ROOM), drafts(lab, now, ROOM)
-    return draw(lab, now, new, diff(layout(old.values()), layout(new.values())), "room")
+    ops = unseen(diff(layout(old.values()), layout(new.values())), hidden(shape))
+    return draw(lab, now, new, ops, "room")

@@ -168,9 +168,12 @@ class Classroom:
     ) -> dict[str, Markup]:
         return regions(self.lab, c, counts, self.poll_id(room, c.step), target)
 
-    def change_html(self, room: Room, before: dict[str, Any], lang: str, audience: str) -> str:
+    def change_html(
+        self, room: Room, before: dict[str, Any], lang: str, audience: str, shape: str = ""
+    ) -> str:
         """What a page that showed the room as `before` says (the store's event) needs to show
-        it now: the regions and parts whose keys changed (app.web.classroom.render.change)."""
+        it now: the regions and parts whose keys changed (app.web.classroom.render.change), of
+        the overview's `shape` picture when the page said which it displays."""
         phase = before["phase"]
         if before.get("paced") and audience == "student" and phase in ("idle", "closed"):
             phase = "self"  # as `cursor` had it then
@@ -185,7 +188,7 @@ class Classroom:
         )
         after = (self.cursor(room, lang, audience), self.poll_id(room, room.step))
         counts = self.poll_counts(room) if audience == "instructor" else None
-        return change(self.lab, (was, before["poll"]), after, counts)
+        return change(self.lab, (was, before["poll"]), after, counts, shape)
 
     def _render(self, template: str, lang: str, **context: Any) -> str:
         with force_locale(lang):

@@ -2,11 +2,12 @@
 
 The frame a room's step sends to every student who follows the class is the room's delta
 (app.web.classroom.render.change) under its seq marker, encoded once as a websocket frame
-(frames.text_frame). Its size is deterministic, so it is measured here without a server, for
-every step of every shipped scenario in each version and transport, the instructor pressing Next
-from the first step to the last (the poll idle). bench/fanout.py prints the median and the
-largest as `frame_p50_kib` and `frame_max_kib`; tests/test_web_frames.py holds them to the goal
-of issue 16 (at most 2 KiB at the median, 8 KiB at most).
+(frames.text_frame). Its size is deterministic, so it is measured here without a server, for every
+step of every shipped scenario in each version and transport, the instructor pressing Next from the
+first step to the last (the poll idle), as a page that displays the wide picture of the overview
+gets it and as one that displays the tall one (a phone): each is one frame measured. bench/fanout.py
+prints the median and the largest as `frame_p50_kib` and `frame_max_kib`; tests/test_web_frames.py
+holds them to the goal of issue 16 (at most 2 KiB at the median, 8 KiB at most).
 
 Each frame is also measured compressed on its own, as permessage-deflate with
 server_no_context_takeover would carry it (`frame_deflated_*`): a frame compressed once per
@@ -24,6 +25,7 @@ from flask import Flask
 from app.web.classroom import frames
 from app.web.classroom.render import Cursor, change
 from app.web.lab import Lab
+from app.web.overview import SHAPES
 
 GOAL_P50_KIB = 2.0
 GOAL_MAX_KIB = 8.0
@@ -37,13 +39,15 @@ class Frame:
     version: str
     transport: str
     step: int
+    shape: str  # the overview picture the follower's page displays
     size: int
     deflated: int  # the same frame compressed on its own (see `deflated`)
 
 
 def step_frames(lab: Lab, lang: str = "en") -> list[Frame]:
-    """The frame of each step of each shipped trace, as a follower gets it. Call inside a
-    request context of the lab's app (it renders templates and links)."""
+    """The frame of each step of each shipped trace, as a follower whose page displays the wide
+    or the tall picture gets it. Call inside a request context of the lab's app (it renders
+    templates and links)."""
     out = []
     for sid, scenario in lab.library.scenarios.items():
         for version in scenario.versions:
@@ -52,11 +56,12 @@ def step_frames(lab: Lab, lang: str = "en") -> list[Frame]:
                 for step in range(1, len(trace)):
                     before = Cursor(sid, version, transport, step - 1, lang)
                     after = Cursor(sid, version, transport, step, lang)
-                    body = change(lab, (before, 0), (after, 0))
-                    payload = frames.marker(step, "delta", step) + body
-                    size = len(frames.text_frame(payload))
-                    packed = deflated(payload.encode())
-                    out.append(Frame(sid, version, transport, step, size, packed))
+                    for shape in SHAPES:
+                        body = change(lab, (before, 0), (after, 0), shape=shape)
+                        payload = frames.marker(step, "delta", step) + body
+                        size = len(frames.text_frame(payload))
+                        packed = deflated(payload.encode())
+                        out.append(Frame(sid, version, transport, step, shape, size, packed))
     return out
 
 

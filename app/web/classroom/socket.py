@@ -7,8 +7,9 @@ answer every command (read by app.web.commands) while the channel writes, betwee
 the frames the room's group sends queued for it.
 
 Commands are JSON objects. A student may browse the steps the class has reached ("detached"),
-catch up, vote, and pick a view or a language; anything that would change the room is refused
-unless the socket carries the instructor's cookie. The socket never learns or sends the
+catch up, vote, pick a view or a language, and say which picture of the overview its page
+displays; anything that would change the room is refused unless the socket carries the
+instructor's cookie. The socket never learns or sends the
 instructor's secret. A vote counts only from a student the room issued (its student cookie).
 
 How a socket is closed tells its page what to do (static/js/classroom-link.js): 1013 while the
@@ -35,6 +36,7 @@ from app.web.classroom.presence import ENDED, OUTAGE
 from app.web.classroom.room import Room, RoomError
 from app.web.classroom.store import StoreUnavailable, instructors_group, room_group
 from app.web.commands import Refused
+from app.web.overview import SHAPES
 from app.web.render import VIEWS
 from app.web.session import same_event
 
@@ -91,7 +93,7 @@ class Conversation:
         """Change what this socket is for the room's sends (language, attached, step)."""
         was, f = self.f, replace(self.f, **changes)
         self.f = f
-        self.ch.tag = seat(f.code, f.lang, f.audience, f.attached)
+        self.ch.tag = seat(f.code, f.lang, f.audience, f.attached, f.shape)
         if f.attached != was.attached:
             self.live.presence.follow(f.code, self.ch, f.attached)
 
@@ -136,6 +138,11 @@ class Conversation:
             self.view = cmd["view"]
             html = self.live._render("partials/_tabs.html", f.lang, view=self.view)
             return [_local(html)]
+        if name == "shape":  # the page displays the overview's other picture now: redraw
+            if cmd.get("shape") not in SHAPES:
+                raise ValueError(cmd.get("shape"))
+            self.become(shape=cmd["shape"])
+            return self.full()
         if name == "language":
             lang = i18n.valid(cmd.get("lang"))
             if lang is None:
@@ -300,10 +307,11 @@ def classroom_socket(ch: Channel, code: str) -> None:
         return
     lang = i18n.select_locale()
     asked = request.args.get("view", "")
+    shape = request.args.get("shape", "")
     talk = Conversation(
         live,
         ch,
-        Follower(room.code, lang, audience),
+        Follower(room.code, lang, audience, shape=shape if shape in SHAPES else ""),
         asked if asked in VIEWS else "overview",
         voter,
     )
