@@ -17,7 +17,7 @@ from app.web.i18n import select_locale
 from app.web.pacer import Pacer
 from app.web.pages import page_html, step_html
 from app.web.render import Viewer, gate, open_viewer, url_step
-from app.web.session import first_question
+from app.web.verbs import first_question
 from app.web.whatif import routes as whatif
 
 bp = Blueprint("viewer", __name__)
