@@ -32,6 +32,8 @@ def test_a_followers_step_frame_is_small_at_the_median_and_bounded_at_most(app: 
     assert {f.shape for f in frames} == {"wide", "tall"}  # as a desk and as a phone get it
     biggest = max(frames, key=lambda f: f.size)
     assert figures["frame_max_kib"] <= sizes.GOAL_MAX_KIB, biggest
+    # Over the goal? A part of a view seldom in sight (behind a tab on a phone, below the others
+    # on a desk) can travel as a placeholder loaded when shown: Sketch.part(..., lazy=0).
     assert figures["frame_p50_kib"] <= sizes.GOAL_P50_KIB, figures
 
 

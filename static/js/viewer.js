@@ -124,15 +124,18 @@
     if (!tall) return "";
     return getComputedStyle(tall).display === "none" ? "wide" : "tall";
   }
+  function reshaped() {
+    var now = shape();
+    if (!now || now === told || !socketWrapper || body.dataset.ws !== "open") return;
+    told = now;
+    socketWrapper.send(JSON.stringify({ command: "shape", shape: now }), body);
+  }
   window.addEventListener("resize", function () {
     clearTimeout(reshape);
-    reshape = setTimeout(function () {
-      var now = shape();
-      if (!now || now === told || !socketWrapper || body.dataset.ws !== "open") return;
-      told = now;
-      socketWrapper.send(JSON.stringify({ command: "shape", shape: now }), body);
-    }, 200);
+    reshape = setTimeout(reshaped, 200);
   });
+  /* The socket may open before the style sheet applies: check again once everything loaded. */
+  window.addEventListener("load", reshaped);
 
   /* The packet leaves its sender's border and lands on its receiver's: the SVG rests it at the
      landing point, and this plays the journey there (not under reduced motion: the same
@@ -332,6 +335,7 @@
     body.dataset.ws = "open";
     say(body.dataset.everOpen ? "msgOnline" : "", true);
     body.dataset.everOpen = "1";
+    reshaped();
   });
   body.addEventListener("htmx:wsClose", function (event) {
     body.dataset.ws = "closed";
