@@ -322,6 +322,38 @@ def test_every_packet_travels_the_whole_way_and_lands_on_its_receiver(new_page, 
         assert page.errors == []
 
 
+def test_a_window_turned_into_a_phone_shows_the_step_on_show_in_the_tall_picture(
+    new_page, cache_trace
+):
+    """A page's socket sends the moving parts of the picture the page displays only; when the
+    other picture shows (a phone turned, a window made narrow), it shows the step on show."""
+    trace = cache_trace["trace"]
+    kinds = [s["kind"] for s in trace[: min(cache_trace["questions"])]]
+    n = max(i for i, kind in enumerate(kinds) if kind != kinds[i - 1] and i > 1)
+
+    def shows(shape: str, index: int) -> None:
+        motion = page.locator(f"svg.stage.{shape} #ov-{shape[0]}-m")
+        expect(motion).to_have_class(re.compile(rf"\bk-{trace[index]['kind']}\b"))
+        head = str(trace[index]["method"])[:10]
+        expect(page.locator(f"svg.stage.{shape} .packet-label")).to_contain_text(head)
+
+    page = new_page("/scenario/cache?lang=en")  # a desk: the wide picture
+    for _ in range(n):
+        page.keyboard.press("ArrowRight")
+    at_step(page, n)
+    shows("wide", n)
+    page.set_viewport_size(PHONE)
+    expect(page.locator("svg.stage.tall")).to_be_visible()
+    shows("tall", n)
+    page.keyboard.press("ArrowLeft")
+    at_step(page, n - 1)
+    shows("tall", n - 1)
+    page.set_viewport_size(DESK)  # and back: the wide picture is brought up to date too
+    expect(page.locator("svg.stage.wide")).to_be_visible()
+    shows("wide", n - 1)
+    assert page.errors == []
+
+
 def test_a_cache_hit_loops_inside_the_client_and_reduced_motion_lands_without_travel(
     new_page, cache_trace
 ):
