@@ -68,7 +68,8 @@ def tools(sid: str, index: int) -> Response:
 
 
 @bp.get("/glossary/terms")
-def terms() -> Response:
+@bp.get("/scenario/<sid>/terms")  # the same, under a trace's address (a room's data-load)
+def terms(sid: str = "") -> Response:
     """The definitions of the glossary terms named in `keys` (a narration's "Terms")."""
     lang = select_locale()
     keys = str(request.args.get("keys", ""))[:2000].split(",")[:MAX_TERMS]

@@ -39,9 +39,9 @@ def glossed(value: Any, lang: str, titled: bool = True, named: bool = True) -> M
         href = url_for("glossary.page", lang=lang if named else None, _anchor=entry.anchor)
         label, meaning = visible(text[start:end]), entry.text.get(lang, entry.text["en"])
         link = (
-            Markup('<a class="term" href="{}" title="{}">{}</a>').format(href, meaning, label)
+            Markup('<a href="{}" title="{}">{}</a>').format(href, meaning, label)
             if titled
-            else Markup('<a class="term" href="{}">{}</a>').format(href, label)
+            else Markup('<a href="{}">{}</a>').format(href, label)
         )
         out += [visible(text[at:start]), link]
         at = end
