@@ -103,8 +103,9 @@
     if (!box || fetching === lang) return;
     fetching = lang;
     var status = $("status").dataset;
+    var trace = $("trace").dataset;  /* the trace on show; #status, its step */
     var query = new URLSearchParams({
-      version: status.version, transport: status.transport, lang: lang,
+      version: trace.version, transport: trace.transport, lang: lang,
       step: String(Number(status.step) + 1),
     });
     if (box.dataset.value) query.set("whatif", box.dataset.value);
@@ -131,10 +132,11 @@
     place();
     var box = $("whatif");
     var status = $("status");
-    if (!box || !status) return;
+    var trace = $("trace");
+    if (!box || !status || !trace) return;
     var step = Number(status.dataset.step);
-    if (status.dataset.lang && box.getAttribute("lang") !== status.dataset.lang) {
-      translate(status.dataset.lang);
+    if (trace.dataset.lang && box.getAttribute("lang") !== trace.dataset.lang) {
+      translate(trace.dataset.lang);
     }
     document.querySelectorAll('[data-fill="at"]').forEach(function (el) {
       el.textContent = String(step + 1);
