@@ -204,6 +204,7 @@ def _code(ctx: Ctx) -> Draft:
         "code-step",
         "partials/_code_step.html",
         load=_load(ctx, "code-step"),
+        lazy=0,  # below the other views on a desk, behind its tab on a phone: load when shown
         code=found.code,
         note=found.note,
     )
