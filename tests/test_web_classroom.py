@@ -312,6 +312,9 @@ def test_a_paced_room_gates_students_at_questions_until_everyone_is_brought_back
     student.send("next")
     assert "has not got there yet" in student.until('role="alert"')
     for s in (teacher, student):
+        s.close()
+
+
 def test_a_followers_page_gets_the_overview_picture_it_displays_and_the_room_on_a_switch(
     live_server: str,
 ):

@@ -67,9 +67,7 @@ class Payloads:
         # all it needs, and it is the same for every room at the same place in the same lesson.
         now = (room.version, room.transport, room.step, room.phase(), live.poll_id(room, room.step))
         key = (room.scenario, _place(before), before.get("paced"), now, room.paced, f.lang, f.shape)
-        body = self._body(
-            key, lambda: live.change_html(room, before, f.lang, f.audience, f.shape)
-        )
+        body = self._body(key, lambda: live.change_html(room, before, f.lang, f.audience, f.shape))
         # A room that went student-paced (or came back from it) says so in the bar.
         paced = room.paced or room.gathered
         return mark + body + (live.bar_html(room, f.lang, attached=True) if paced else "")
