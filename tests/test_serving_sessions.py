@@ -157,7 +157,7 @@ def test_the_live_socket_keeps_serving_after_bad_commands(web: FlaskClient) -> N
                 watch.converse(fake)
             html = "".join(sent)
             assert 'id="watch-lab"' in html and "live-client 1.0" in html
-            assert "/scenario/watch-" not in html  # the socket's stepper links name /watch too
+            assert 'href="/scenario/watch-' not in html  # the stepper's links name /watch too
             assert f'href="/watch?server={base}&amp;session=' in html
             assert "That command is not valid JSON." in html
             assert "Unknown command: fly" in html
