@@ -49,11 +49,17 @@ def serving_pids(pid: int) -> list[int]:
 
 
 def cpu_seconds(pids: list[int]) -> float:
+    """CPU time (user and system) of the processes' threads, to the nanosecond: the first
+    field of each thread's schedstat. /proc/<pid>/stat counts in clock ticks (10 ms), as
+    much as 1,000 followers' whole step costs, so a run of a few steps read it to ±20 %."""
     total = 0
     for pid in pids:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            try:
+                total += int((task / "schedstat").read_text().split()[0])
+            except (OSError, IndexError, ValueError):  # a thread that just ended
+                continue
+    return total / 1e9
 
 
 def rss_kib(pids: list[int]) -> int:

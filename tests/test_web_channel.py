@@ -172,3 +172,32 @@ def test_sending_to_a_closed_channel_raises_closed():
             for _ in range(100):  # the first sends may still fit in the kernel's buffers
                 ch.send("x" * 65536)
                 time.sleep(0.01)
+
+
+def test_the_heartbeat_beats_each_channel_when_it_is_due_and_forgets_closed_ones():
+    class Beaten:
+        def __init__(self, due: float) -> None:
+            self.due, self.beats, self.open = due, [], True
+
+        def beat(self, now: float) -> float | None:
+            if not self.open:
+                return None
+            if now >= self.due:
+                self.beats.append(now)
+                self.due = now + 10
+            return self.due
+
+    heartbeat = Heartbeat(10)
+    heartbeat._running = True  # the test's clock drives it: no loop of its own
+    early, late = Beaten(time.monotonic() + 5), Beaten(time.monotonic() + 15)
+    heartbeat.watch(early)
+    heartbeat.watch(late)
+    start = time.monotonic()
+    heartbeat.run(start + 6)
+    assert (len(early.beats), late.beats) == (1, [])
+    heartbeat.run(start + 7)  # nobody due: nobody touched
+    assert (len(early.beats), late.beats) == (1, [])
+    late.open = False
+    heartbeat.run(start + 16)
+    assert (len(early.beats), late.beats) == (2, [])
+    assert heartbeat.watched() == 1  # the closed one left at its beat

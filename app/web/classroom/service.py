@@ -213,14 +213,22 @@ class Classroom:
 
     def controls_html(self, room: Room, lang: str) -> str:
         poll = room.poll if room.poll is not None and room.poll.step == room.step else None
-        return self._render(
-            "classroom/_controls.html",
-            lang,
-            room=room,
-            checkpoint=self.checkpoint(room),
-            phase=room.phase(),
-            left=timer.left(poll.deadline) if poll is not None else 0,
-            timer_choices=timer.CHOICES,
+        checkpoint, phase = self.checkpoint(room), room.phase()
+        left = timer.left(poll.deadline) if poll is not None else 0
+        # All the controls read of the room: the step only when it is student-paced, so most
+        # steps of a lesson reuse one drawing (it went with every step to every instructor).
+        key = ("live", "controls", room.code, lang, phase, room.paced, checkpoint is not None)
+        return self.lab.cached(
+            (*key, room.step if room.paced else -1, left),
+            lambda: self._render(
+                "classroom/_controls.html",
+                lang,
+                room=room,
+                checkpoint=checkpoint,
+                phase=phase,
+                left=left,
+                timer_choices=timer.CHOICES,
+            ),
         )
 
     def students_html(self, n: int, lang: str) -> str:
