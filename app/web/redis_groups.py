@@ -7,6 +7,10 @@ group costs no Redis round trip and no event published just after a join can sli
 subscription still on its way; a process drops events for groups it has no members of. A
 store that changes state and announces it in one Redis transaction calls `publish(pipe, ...)`
 inside its MULTI, so every process sees the announcements in the order of the changes.
+`send` does not wait for Redis: sends queue in the process and one publisher at a time
+pipelines what is queued, in order. A class joining at once sends a count per join; published
+one by one, each took a pooled connection, held until the joining greenlet ran again, which
+on a busy process was long enough for the pool to run dry.
 While Redis is away a process hears nothing: `listening` is False from the listener's first
 error until its subscription is confirmed again, and `epoch` then grows, so the classroom knows
 its followers missed sends (app.web.classroom.presence).
@@ -23,6 +27,7 @@ from typing import Any
 
 import redis
 
+from app.web import concurrency
 from app.web.groups import Event, LocalGroups, Render
 
 CHANNELS = "lab:group:"
@@ -36,6 +41,9 @@ class RedisGroups(LocalGroups):
         self.redis = client
         self._pubsub: Any = None
         self._thread: threading.Thread | None = None
+        self._outbox: list[tuple[str, str]] = []  # (Redis channel, event): sends to publish
+        self._publishing = False
+        self._out = threading.Lock()
 
     def start(self) -> None:
         """Subscribe and start this process's listener (raises redis' errors when it is down)."""
@@ -51,7 +59,31 @@ class RedisGroups(LocalGroups):
         self._thread.start()
 
     def send(self, group: str, event: Event) -> None:
-        self.redis.publish(CHANNELS + group, json.dumps(event))
+        """Publish `event` to `group` in every process, in the order of this process's sends,
+        without waiting for Redis (see the module docstring)."""
+        with self._out:
+            self._outbox.append((CHANNELS + group, json.dumps(event)))
+            if self._publishing:
+                return
+            self._publishing = True
+        concurrency.spawn(self._publish)
+
+    def _publish(self) -> None:
+        while True:
+            with self._out:
+                sends, self._outbox = self._outbox, []
+                if not sends:
+                    self._publishing = False
+                    return
+            try:
+                with self.redis.pipeline(transaction=False) as pipe:
+                    for channel, data in sends:
+                        pipe.publish(channel, data)
+                    pipe.execute()
+            except redis.RedisError as exc:  # an outage: the presence beat tells the pages
+                self.log.warning(
+                    "%d group sends lost, Redis did not take them: %s", len(sends), exc
+                )
 
     def publish(self, pipe: Any, group: str, event: Event) -> None:
         """`send`, queued in a caller's MULTI: it goes out with (and in the order of) its writes."""

@@ -103,8 +103,7 @@ class Presence:
             n = store.present(code)
             self._counts[code] = n
             return n
-        store.seats.sit(code, process, _seat(ch), value, self.ttl)
-        n = store.present(code)
+        n = store.seats.sit(code, process, _seat(ch), value, self.ttl)
         self._announce(code, n)
         return n
 

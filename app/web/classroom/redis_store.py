@@ -29,8 +29,10 @@ from app.web.classroom.store import (
 from app.web.redis_groups import RedisGroups
 
 PREFIX = "lab:"
-# Redis connections per process (the group layer's subscription has its own).
-POOL = 32
+# Redis connections per process (the group layer's subscription takes one of them). A join
+# makes a few round trips, each holding a connection until its greenlet runs again: on a busy
+# process with a class joining at once, 32 ran dry and joins timed out waiting for one.
+POOL = 256
 
 VOTE = """
 local old = redis.call('HGET', KEYS[1], ARGV[1])

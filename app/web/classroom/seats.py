@@ -56,7 +56,10 @@ return n
 class Seats(Protocol):
     """The seats of every process, per room (memory or Redis)."""
 
-    def sit(self, code: str, process: str, seat: str, value: str, ttl: float) -> None: ...
+    def sit(self, code: str, process: str, seat: str, value: str, ttl: float) -> int:
+        """Take (or change) a seat; the room's count after, in the same round trip."""
+        ...
+
     def stand(self, code: str, process: str, seat: str) -> None: ...
     def renew(self, code: str, process: str, seats: Mapping[str, str], ttl: float) -> None: ...
     def gather(self, code: str) -> list[str]: ...
@@ -71,11 +74,12 @@ class MemorySeats:
         self._rooms: dict[str, dict[str, tuple[float, dict[str, str]]]] = {}
         self._lock = threading.Lock()
 
-    def sit(self, code: str, process: str, seat: str, value: str, ttl: float) -> None:
+    def sit(self, code: str, process: str, seat: str, value: str, ttl: float) -> int:
         with self._lock:
             _until, seats = self._rooms.setdefault(code, {}).get(process, (0.0, {}))
             seats[seat] = value
             self._rooms[code][process] = (self.clock() + ttl, seats)
+        return self.count(code)
 
     def stand(self, code: str, process: str, seat: str) -> None:
         with self._lock:
@@ -117,14 +121,19 @@ class RedisSeats:
         return f"{PREFIX}seats:{code}:{process}"
 
     @reachable
-    def sit(self, code: str, process: str, seat: str, value: str, ttl: float) -> None:
+    def sit(self, code: str, process: str, seat: str, value: str, ttl: float) -> int:
         key = self._hash(code, process)
         with self.redis.pipeline() as pipe:  # one MULTI: a count never sees the seat unlisted
             pipe.hset(key, seat, value)
             pipe.expire(key, max(1, int(ttl)))
             pipe.sadd(f"{PREFIX}hosts:{code}", process)
             pipe.expire(f"{PREFIX}hosts:{code}", self.keep)
-            pipe.execute()
+            # The count in the same round trip: a class joins at once, and each round trip
+            # holds a pooled connection until the joining greenlet runs again.
+            self._count(
+                keys=[f"{PREFIX}hosts:{code}"], args=[f"{PREFIX}seats:{code}:"], client=pipe
+            )
+            return int(pipe.execute()[-1])
 
     @reachable
     def stand(self, code: str, process: str, seat: str) -> None:
