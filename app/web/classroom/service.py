@@ -145,7 +145,9 @@ class Classroom:
             with self.app.test_request_context("/"):
                 steps = len(self.lab.trace(sid, version, transport))
                 for step in range(steps):
-                    regions(self.lab, Cursor(sid, version, transport, step, lang), target="room")
+                    for audience in ("student", "instructor"):  # (the instructor's has more)
+                        at = Cursor(sid, version, transport, step, lang, audience=audience)
+                        regions(self.lab, at, target="room")
                     time.sleep(0)  # a greenlet under gevent: let the sockets run between steps
         except Exception:  # a render bug shows when the step is sent; never kill the process
             self.app.logger.exception("warming %s %s %s %s failed", sid, version, transport, lang)
