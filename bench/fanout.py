@@ -11,8 +11,12 @@ The load generator (bench/loadgen.py) opens N raw websocket connections, counts 
 timestamps each seq. Each run steps R times (one step per second); lab, peer and floor runs
 alternate, and the figures are medians over the paired runs:
 
-- server CPU per follower per step (utime+stime of the serving process), and its ratio to the
-  peer's and to the floor's;
+- server CPU per follower per step, and its ratio to the peer's and to the floor's: the CPU
+  time of the serving process's threads (schedstat, in nanoseconds: /proc's clock ticks are
+  10 ms, a whole step of 1,000 followers) from just before the first step to the end of the
+  last step's second, divided by followers x steps. The same window for all three servers:
+  it holds the seconds between steps (heartbeats, idle sockets) and not the joins before it
+  (nor, for the lab, the drawing of the lesson's steps it does while a class joins);
 - fan-out latency p50/p99 from "next" sent to the frame of that seq arriving, per follower;
 - idle memory per follower (RSS growth while N followers sit idle), and growth after the steps;
 - one follower that stops reading (its handshake accepted, then it never reads): the others'
