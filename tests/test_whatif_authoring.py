@@ -82,3 +82,41 @@ def test_hostile_text_gets_an_error_line_not_a_hang(text, said):
     assert shown.trace is None and shown.errors
     assert said in shown.lines[0]
     assert shown.lines[0].startswith("scenario.yaml:")
+
+
+def test_one_preview_plays_each_run_once_and_all_of_them_within_one_budget(monkeypatch):
+    """A text declaring every version and transport buys dozens of capped runs with one
+    request; the preview stops at its total budget with a line saying so."""
+    import app.engine.authoring as authoring
+
+    played: list[tuple[str, str]] = []
+    real = authoring.capped_run
+
+    def counting(scenario, version, transport, seconds):
+        played.append((version, transport))
+        return real(scenario, version, transport, seconds)
+
+    monkeypatch.setattr(authoring, "capped_run", counting)
+    shown = preview(PAGINATION, "pagination.yaml")
+    assert shown.errors == [] and shown.trace is not None
+    assert (
+        len(played)
+        == len(set(played))
+        == len(shown.scenario.versions) * len(shown.scenario.transports)
+    )
+
+    class Clock:  # each reading is 7.5 s on: the budget of 20 s holds two runs
+        now = 0.0
+
+        def monotonic(self) -> float:
+            self.now += 7.5
+            return self.now
+
+    played.clear()
+    monkeypatch.setattr(authoring, "time", Clock())
+    slow = preview(PAGINATION, "pagination.yaml")
+    assert slow.trace is None and len(played) < len(shown.scenario.versions) * len(
+        shown.scenario.transports
+    )
+    assert [e.field for e in slow.errors] == ["(file)"]
+    assert "took longer than 20 s" in slow.lines[0]

@@ -4,11 +4,14 @@ file, and previewed as a trace.
 `preview(text)` gives the errors in the CLI's own words (`file:line: field: message`), or the
 scenario and the trace of one of its runs. Nothing in the text is trusted: its size is bounded
 before it is parsed, YAML aliases may not expand it past a bound (a few lines of anchors can
-stand for millions of values), nesting is bounded, and every run is capped in steps and time.
+stand for millions of values), nesting is bounded, every run is capped in steps and time, and
+all the runs of one preview together (every version x transport the text declares: up to a few
+dozen) share one wall-clock budget, so a text cannot buy dozens of capped runs with one request.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import yaml
@@ -27,11 +30,13 @@ from .scenario import (
 )
 from .step import Step
 from .whatif.draft import run as capped_run
+from .whatif.model import MAX_SECONDS as MAX_RUN_SECONDS
 from .whatif.model import WhatIfError
 
 MAX_CHARS = 64_000  # a shipped lesson is 20-40 kB
 MAX_NODES = 50_000  # values once aliases are expanded (the largest lesson has a few thousand)
 MAX_DEPTH = 40
+TOTAL_SECONDS = 20.0  # all runs of one preview; a shipped lesson's dozen runs take 1-3 s
 
 
 @dataclass(frozen=True)
@@ -63,19 +68,53 @@ def preview(
         scenario = parse_scenario(text, file, None, file)
     except ScenarioInvalid as exc:
         return Preview(list(exc.errors))
-    errors = check_scenario(scenario, node, _run) or check_challenge(scenario, node)
+    runs = _Runs(time.monotonic() + TOTAL_SECONDS)
+    errors = check_scenario(scenario, node, runs.run) or check_challenge(scenario, node)
+    if runs.out_of_time:
+        return Preview([_too_slow(file)], scenario)
     if errors:
         return Preview(errors, scenario)
     version = version if version in scenario.versions else scenario.default_version
     transport = transport if transport in scenario.transports else scenario.transports[0]
-    return Preview([], scenario, _run(scenario, version, transport), version, transport)
+    return Preview([], scenario, runs.run(scenario, version, transport), version, transport)
 
 
-def _run(scenario: Scenario, version: str, transport: str) -> list[Step]:
-    try:
-        return capped_run(scenario, version, transport)
-    except WhatIfError as exc:  # check_scenario reports what a run raises, with its line
-        raise RuntimeError(exc.text["en"]) from None
+class _Runs:
+    """The capped runs of one preview: each run at most once (the check has already played
+    the one on show), and all of them within one deadline."""
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self.out_of_time = False
+        self._traces: dict[tuple[str, str], list[Step]] = {}
+
+    def run(self, scenario: Scenario, version: str, transport: str) -> list[Step]:
+        key = (version, transport)
+        if key in self._traces:
+            return self._traces[key]
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            self.out_of_time = True
+            raise RuntimeError("out of time")
+        try:
+            trace = capped_run(scenario, version, transport, min(left, MAX_RUN_SECONDS))
+        except WhatIfError as exc:  # check_scenario reports what a run raises, with its line
+            if exc.key == "too-slow" and time.monotonic() >= self.deadline:
+                self.out_of_time = True
+            raise RuntimeError(exc.text["en"]) from None
+        self._traces[key] = trace
+        return trace
+
+
+def _too_slow(file: str) -> ScenarioError:
+    return ScenarioError(
+        file,
+        1,
+        "(file)",
+        f"its runs under every version and transport took longer than {TOTAL_SECONDS:g} s "
+        "together, the limit of a preview: declare fewer versions or transports, or shorten "
+        "the script",
+    )
 
 
 def _compose(text: str, file: str) -> tuple[yaml.Node | None, ScenarioError | None]:

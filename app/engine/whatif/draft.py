@@ -80,14 +80,17 @@ class Draft:
         return self.trace
 
 
-def run(scenario: Scenario, version: str, transport: str) -> list[Step]:
-    """The trace, stopped at model.MAX_STEPS by the engine's terminal step."""
+def run(
+    scenario: Scenario, version: str, transport: str, seconds: float = model.MAX_SECONDS
+) -> list[Step]:
+    """The trace, stopped at model.MAX_STEPS by the engine's terminal step, or refused after
+    `seconds` of wall clock."""
     started = time.monotonic()
     runner = Runner(scenario, version, transport, max_steps=model.MAX_STEPS)
     try:
         for _ in runner.run():
-            if time.monotonic() - started > model.MAX_SECONDS:
-                raise WhatIfError("too-slow", seconds=int(model.MAX_SECONDS))
+            if time.monotonic() - started > seconds:
+                raise WhatIfError("too-slow", seconds=max(1, int(seconds)))
     except WhatIfError:
         raise
     except InterventionError as exc:
