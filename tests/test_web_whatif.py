@@ -304,3 +304,34 @@ def test_the_panel_alone_in_another_language(client):
     assert 'data-fill="at">7<' in answer.text
     broken = client.get("/scenario/pagination/whatif/panel?whatif=1.x&lang=ru")
     assert broken.status_code == 200 and "whatif-error" in broken.text
+
+
+def test_a_what_ifs_take_away_links_work_after_its_run_left_the_table(app: Flask) -> None:
+    """The trace, handout and embed links of a what-if page carry the what-if, so they work
+    however long the student waits: the run is made again when other students' runs pushed it
+    out of the table of kept runs."""
+    from app.web.whatif.state import runs
+
+    client = app.test_client()
+    location = move(client, "change=pageSize&server=files&value=2")
+    page = client.get(location).text
+    links = {
+        name: html.unescape(re.search(rf'id="btn-{name}"[^>]*href="([^"]+)"', page)[1])  # type: ignore[index]
+        for name in ("trace", "handout")
+    }
+    lines_before = client.get(links["trace"]).text.splitlines()
+    table = runs(app.extensions["lab"])
+
+    def forget() -> None:  # every other student's run since: ours is gone
+        with table._lock:
+            table._kept.clear()
+            table._ids.clear()
+
+    forget()
+    trace = client.get(links["trace"])
+    assert trace.status_code == 200 and trace.text.splitlines() == lines_before
+    handout = client.get(links["handout"])
+    assert handout.status_code == 200 and "tools/list" in handout.text
+    forget()
+    forged = links["trace"].replace("whatif=", "whatif=x")  # unreadable, or another run
+    assert client.get(forged).status_code == 404

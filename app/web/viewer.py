@@ -19,6 +19,7 @@ from app.web.pages import page_html, step_html
 from app.web.render import Viewer, gate, open_viewer, url_step
 from app.web.verbs import first_question
 from app.web.whatif import routes as whatif
+from app.web.whatif import state as whatif_state
 
 bp = Blueprint("viewer", __name__)
 
@@ -28,6 +29,7 @@ def _viewer(sid: str) -> Viewer:
     deep link never reads past a question (the answers a browser remembers come with the
     socket's URL, which then goes on to the step asked for)."""
     lab = current_app.extensions["lab"]
+    whatif_state.reopen(lab, sid, request.args.get("whatif"))
     scenario = lab.scenario(sid)
     if scenario is None:
         abort(404)

@@ -17,6 +17,7 @@ socket is in use (an evicted run is simply run again from the link).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
 from collections import OrderedDict
@@ -109,6 +110,12 @@ class Explored:
         """How many changes the student made (the lesson summary says so)."""
         return self.whatif.moves
 
+    @property
+    def take_away_query(self) -> dict[str, str]:
+        """What a take-away link (trace, handout, embed) adds so it works after this run left
+        the table: the whatif= value it is made again from (`reopen`)."""
+        return {"whatif": self.value}
+
     def link(self, **query: Any) -> str:
         """This what-if's page in another state: the base's URL with the whatif= value."""
         return url_for("viewer.page", sid=self.base.id, whatif=self.value, **query)
@@ -195,6 +202,16 @@ def explore(lab: Lab, whatif: WhatIf) -> Explored:
 def opened(lab: Lab, value: str) -> Explored:
     """The what-if of a URL's whatif= value (hostile until decoded), or WhatIfError."""
     return explore(lab, decode(value))
+
+
+def reopen(lab: Lab, sid: str, value: str | None) -> None:
+    """Make the run of a what-if id again from a link's whatif= value when it left the table
+    (other students' runs pushed it out): the id then resolves as before. A value that is
+    refused, or names another run, changes nothing (the caller's lookup then fails)."""
+    if SEP not in sid or not value or lab.scenario(sid) is not None:
+        return
+    with contextlib.suppress(WhatIfError):
+        opened(lab, value)
 
 
 class WhatIfLab(Lab):
