@@ -12,13 +12,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from babel import Locale
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from flask import Flask, Response, request
 
 from app.engine.step import LANGUAGES as LANGUAGES
 
-NATIVE = {"en": "English", "zh": "中文", "ru": "Русский"}
+
+def own_name(code: str) -> str:
+    """A language by its own name, as a language menu shows it: CLDR's (through Babel), with
+    a capital letter where the script has one (CLDR writes Russian in lower case)."""
+    name = Locale.parse(code).get_display_name(code) or code
+    return name[:1].upper() + name[1:]
+
+
+NATIVE = {code: own_name(code) for code in LANGUAGES}
 COOKIE = "lang"
 
 
