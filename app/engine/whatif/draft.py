@@ -81,10 +81,11 @@ class Draft:
 
 
 def run(
-    scenario: Scenario, version: str, transport: str, seconds: float = model.MAX_SECONDS
+    scenario: Scenario, version: str, transport: str, seconds: float | None = None
 ) -> list[Step]:
     """The trace, stopped at model.MAX_STEPS by the engine's terminal step, or refused after
-    `seconds` of wall clock."""
+    `seconds` of wall clock (model.MAX_SECONDS unless told)."""
+    seconds = model.MAX_SECONDS if seconds is None else seconds
     started = time.monotonic()
     runner = Runner(scenario, version, transport, max_steps=model.MAX_STEPS)
     try:
