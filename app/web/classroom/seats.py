@@ -129,10 +129,9 @@ class RedisSeats:
             pipe.sadd(f"{PREFIX}hosts:{code}", process)
             pipe.expire(f"{PREFIX}hosts:{code}", self.keep)
             # The count in the same round trip: a class joins at once, and each round trip
-            # holds a pooled connection until the joining greenlet runs again.
-            self._count(
-                keys=[f"{PREFIX}hosts:{code}"], args=[f"{PREFIX}seats:{code}:"], client=pipe
-            )
+            # holds a pooled connection until the joining greenlet runs again. (EVAL, not the
+            # registered script: a pipeline asks SCRIPT EXISTS first, a round trip of its own.)
+            pipe.eval(COUNT, 1, f"{PREFIX}hosts:{code}", f"{PREFIX}seats:{code}:")
             return int(pipe.execute()[-1])
 
     @reachable
