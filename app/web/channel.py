@@ -28,6 +28,7 @@ __all__ = ["Channel", "Closed", "Message", "Oversized", "Settings", "text_frame"
 
 RECEIVE = 4096  # bytes per read: commands are small
 INBOX = 64  # commands waiting for the handler before the reader stops reading (backpressure)
+CLOSING = 1.0  # seconds a close waits for a frame mid-write, so its close frame follows it
 
 
 class Channel(Outbound):
@@ -102,12 +103,19 @@ class Channel(Outbound):
         return self._next_ping
 
     def close(self, code: int | None = None, reason: str = "") -> None:
-        """Say goodbye (a close frame, best effort) and end the reader."""
-        if self._writing.acquire(False):  # else a sender is mid-frame: no close frame then
-            try:
-                self._goodbye(self.code if code is None else code, reason)
-            finally:
-                self._writing.release()
+        """Say goodbye and end the reader: the close frame goes after whatever is mid-write (a
+        group sender's or the heartbeat's frame, the rest of one half written), for which it
+        waits up to CLOSING seconds; a peer that takes nothing in that time gets no close frame."""
+        deadline = time.monotonic() + CLOSING
+        while not self._writing.acquire(False):  # a sender's turn lasts one non-blocking send
+            if time.monotonic() >= deadline:
+                self._hang_up()
+                return
+            time.sleep(0.005)
+        try:
+            self._goodbye(self.code if code is None else code, reason, deadline)
+        finally:
+            self._writing.release()
         self._hang_up()
 
     # Reading -----------------------------------------------------------------------------------

@@ -9,7 +9,8 @@ send and the handler share.
   queued, else queues it (bounded, `queue` frames) for the member's own handler to write. A
   full queue means the peer stopped reading: `offer` says so and the group drops it;
 - latest values (`latest` messages: counts, a pong): one pending per kind, replaced by newer;
-- the goodbye: a close frame when no frame is half written, and an abort (RST) otherwise.
+- the goodbye: a close frame after the rest of a frame half written (by a deadline), and an
+  abort (RST) for a peer that takes neither.
 
 Only the handler's own greenlet and a group sender ever write, each holding the write turn
 (`_writing`): the sender only tries it (never waits for it), so one stuck socket never slows a
@@ -91,13 +92,13 @@ class Outbound:
         self.open = True
         self.code = 1000  # the close code this side will send
 
-    def _goodbye(self, code: int, reason: str) -> None:
-        """The close frame (the write turn held), unless a frame was left half written."""
+    def _goodbye(self, code: int, reason: str, deadline: float = 0.0) -> None:
+        """The close frame (the write turn held), after the rest of a frame half written."""
         self.open = False
-        if self._queue and isinstance(self._queue[0], bytes):
-            return  # the rest of a frame is pending: a close frame now would land inside it
-        with contextlib.suppress(OSError):  # a peer already gone
-            self._raw.send(self._in.close_frame(code, reason), DONTWAIT)
+        with contextlib.suppress(Closed):  # a peer gone, or stuck past the deadline (aborted)
+            if self._queue and isinstance(self._queue[0], bytes):
+                self._write(self._queue.popleft(), deadline)
+            self._write(self._in.close_frame(code, reason), deadline)
 
     def _hang_up(self) -> None:
         self.open = False
@@ -186,10 +187,10 @@ class Outbound:
             if frame:
                 self._write(frame)
 
-    def _write(self, data: bytes) -> None:
-        """Write all of `data` within the send deadline, else abort (the write lock held)."""
+    def _write(self, data: bytes, deadline: float = 0.0) -> None:
+        """Write all of `data` by `deadline` (else within the send timeout of its first wait),
+        else abort (the write lock held)."""
         view = memoryview(data)
-        deadline = 0.0
         try:
             while view:
                 try:
