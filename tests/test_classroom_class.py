@@ -1,6 +1,6 @@
 """The pieces behind a class in front of a projector (issue 18), without a browser: a poll's
 timer, student-paced rooms and bringing everyone back, class results from the votes as cast,
-the roster from the room's ledger, and an instructor's history."""
+the roster from the room's live seats, and an instructor's history."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ import time
 
 from flask import Flask
 
-from app.web.classroom import history, results, roster, timer
+from app.web.classroom import history, results, roster, seats, timer
 from app.web.classroom import room as rooms
 from app.web.classroom.ledger import MemoryLedger
+from app.web.classroom.store import MemoryStore
+from app.web.groups import MemoryGroups
 
 
 def a_room() -> rooms.Room:
@@ -71,19 +73,25 @@ def test_results_count_first_answers_and_name_the_most_chosen_wrong_one():
 
 
 def test_the_roster_names_students_by_nickname_or_number_and_knows_who_left():
-    lines = [
-        roster.line("cookie-1", "join", nick="Ann"),
-        roster.line("cookie-2", "join"),
-        roster.line("cookie-2", "back", 3),
-        roster.line("cookie-3", "join"),
-        roster.line("cookie-3", "leave"),
-        "not json",
+    store = MemoryStore(MemoryGroups(lambda group, event: None))
+    room = rooms.new_room("ABCDEF", "pagination", "2025-06-18", "stdio", "d", 0.0)
+    store.create(room)
+    ann, second, third = "a" * 16, "b" * 16, "c" * 16
+    store.admit(room.code, ann, "Ann")
+    store.admit(room.code, second)
+    store.admit(room.code, third)
+    store.seats.sit(room.code, "p1", "s1", seats.Seat(ann, True).value(), 30)
+    store.seats.sit(room.code, "p1", "s2", seats.Seat(second, False, 3).value(), 30)
+    store.seats.sit(room.code, "p1", "s3", seats.Seat(third, True).value(), 30)
+    store.seats.stand(room.code, "p1", "s3")  # the third closed their page
+    roll = roster.students(store, room)
+    assert [(s.nick, s.number, s.state, s.step) for s in roll] == [
+        ("Ann", 1, roster.FOLLOWING, None),
+        ("", 2, roster.LOOKING_BACK, 3),
+        ("", 3, roster.LEFT, None),
     ]
-    ann, second, third = roster.fold(lines)
-    assert (ann.nick, ann.present, ann.step) == ("Ann", True, None)
-    assert (second.number, second.step) == (2, 3) and not third.present
-    assert "cookie" not in " ".join(lines)  # the ledger never holds the join cookie
-    assert roster.spread([ann, second, third], 5, 8) == [0, 0, 0, 1, 0, 1, 0, 0]
+    assert not any(s.who in (ann, second, third) for s in roll)  # pages never see the id
+    assert roster.spread(roll, 5, 8) == [0, 0, 0, 1, 0, 1, 0, 0]
 
 
 def test_a_history_keeps_the_rooms_an_instructor_ran_with_their_results():

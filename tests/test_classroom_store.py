@@ -175,6 +175,12 @@ def test_a_room_knows_the_students_it_issued_and_their_nicknames(store: Any) -> 
     store.admit("ABCDEF", "fedcba9876543210", "Mei")
     store.admit("ABCDEF", "fedcba9876543210")  # opening the page again keeps the nickname
     assert store.students("ABCDEF") == {"0123456789abcdef": "", "fedcba9876543210": "Mei"}
+    # In the order they came (the roster's "Student n"), past the size at which Redis stops
+    # keeping a hash in insertion order.
+    came = [format(n, "016x") for n in range(300, 0, -1)]
+    for student in came:
+        store.admit("CDEFGH", student)
+    assert list(store.students("CDEFGH")) == came
     assert store.known("ABCDEF", "0123456789abcdef")
     assert not store.known("ABCDEF", "0000000000000000")
     assert not store.known("BCDEFG", "0123456789abcdef")  # one room's student, not another's

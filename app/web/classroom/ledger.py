@@ -2,10 +2,10 @@
 
 The room itself changes seldom and every change is broadcast; what the instructor's screens
 read besides it (every vote as it was cast, so the first answer of each student is known;
-who joined, left, looks back or where each student is in a student-paced room; the rooms an
-instructor ran) is written far more often and read only by the instructor, on request. Each
-record is a short string appended to a named list that keeps its newest `keep` items and
-expires after `ttl` seconds without a write, so nothing here outlives its room for long.
+a student-paced room's own answers; the rooms an instructor ran) is written far more often
+and read only by the instructor, on request. Each record is a short string appended to a
+named list that keeps its newest `keep` items and expires after `ttl` seconds without a
+write, so nothing here outlives its room for long.
 
 With Redis (the store has a `redis` client) the lists are Redis lists under `lab:log:<name>`,
 shared by every process, and survive a restart as the rooms do; else a dict of this process.

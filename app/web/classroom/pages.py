@@ -53,9 +53,7 @@ def speaker_view(code: str) -> Any:
     live = _live()
     context |= {
         "controls": live.controls_html(room, lang),
-        "students_html": live.students_html(
-            sum(1 for s in speaker.seats(live, room.code) if s.present), lang
-        ),
+        "students_html": live.students_html(live.store.present(room.code), lang),
     }
     return _no_store(Response(render_template("classroom/speaker.html", **context)))
 

@@ -14,9 +14,8 @@ about its room:
   refused with 1013 until the store is back (static/js/classroom-link.js); so does a group
   layer that is not hearing sends, or heard again after a gap, whose pages missed steps.
 
-`roster(room)` is who the room's students are, for the instructor's devices: each student id
-the room issued, with its nickname, whether it follows, looks back or left, and whether it
-answered the open poll.
+The seats are the one record of who is here: the room's count, its capacity and the speaker
+view's roster (roster.py) all read them.
 """
 
 from __future__ import annotations
@@ -27,7 +26,6 @@ import threading
 import time
 import uuid
 from collections.abc import Hashable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from flask import render_template
@@ -37,25 +35,14 @@ from app.web import concurrency
 from app.web.channel import Channel, Message
 from app.web.classroom.errors import StoreUnavailable
 from app.web.classroom.payload import Follower
-from app.web.classroom.room import Room
+from app.web.classroom.seats import Seat, parse
 from app.web.classroom.store import instructors_group
 
 if TYPE_CHECKING:
     from app.web.classroom.service import Classroom
 
-FOLLOWING, LOOKING_BACK = "f", "b"
 OUTAGE = (1013, "store unavailable")  # the close a page retries with backoff
 ENDED = "room ended"  # a close reason the page does not retry
-
-
-@dataclass(frozen=True)
-class Student:
-    """One student of a room as the instructor's devices show them."""
-
-    id: str
-    nick: str  # "" when they gave none
-    state: str  # "following", "looking back" or "left"
-    answered: bool  # voted in the room's open poll
 
 
 class Presence:
@@ -90,7 +77,7 @@ class Presence:
 
     def enter(self, code: str, ch: Channel, audience: str, student: str | None) -> int:
         """Seat a socket (an instructor's is watched, not counted); the room's count after."""
-        value = None if audience == "instructor" else f"{FOLLOWING}:{student or ''}"
+        value = None if audience == "instructor" else Seat(student or "", True).value()
         process = self.process
         with self._lock:
             self._rooms.setdefault(code, {})[ch] = value
@@ -107,13 +94,13 @@ class Presence:
         self._announce(code, n)
         return n
 
-    def follow(self, code: str, ch: Channel, attached: bool) -> None:
-        """A student follows the class again, or looks back on their own."""
+    def follow(self, code: str, ch: Channel, attached: bool, step: int = 0) -> None:
+        """A student follows the class again, or looks back (or goes on alone) at `step`."""
         with self._lock:
             value = self._rooms.get(code, {}).get(ch)
             if value is None:
                 return
-            value = (FOLLOWING if attached else LOOKING_BACK) + value[1:]
+            value = Seat(parse(value).student, attached, None if attached else step).value()
             self._rooms[code][ch] = value
         with contextlib.suppress(StoreUnavailable):  # the next beat writes it
             self.live.store.seats.sit(code, self.process, _seat(ch), value, self.ttl)
@@ -203,29 +190,6 @@ class Presence:
                 if not ch.offer(message):
                     ch.abort()
 
-    # The roster ------------------------------------------------------------------------------
-
-    def roster(self, room: Room) -> list[Student]:
-        """The room's students, by nickname then id (see the module docstring)."""
-        store = self.live.store
-        states: dict[str, set[str]] = {}
-        for value in store.seats.gather(room.code):
-            state, _, student = value.partition(":")
-            if student:
-                states.setdefault(student, set()).add(state)
-        voted = store.voters(room.code, room.poll.id) if room.poll is not None else {}
-        students = [
-            Student(student, nick, _state(states.get(student, set())), student in voted)
-            for student, nick in store.students(room.code).items()
-        ]
-        return sorted(students, key=lambda s: (s.nick == "", s.nick.casefold(), s.id))
-
 
 def _seat(ch: Channel) -> str:
     return format(id(ch), "x")  # unique among this process's open sockets
-
-
-def _state(states: set[str]) -> str:
-    if FOLLOWING in states:
-        return "following"
-    return "looking back" if states else "left"

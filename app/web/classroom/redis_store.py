@@ -4,7 +4,8 @@ Each room is one JSON string (`lab:room:<code>`) that expires after the idle tim
 reads it under WATCH, applies the pure move, and in one MULTI stores the new room and
 PUBLISHes the event on `lab:live:<code>`, so every process sees changes in `seq` order. Votes
 are a hash per poll (voter → choice) beside a hash of counts, updated by one Lua script so a
-changed answer moves one vote atomically; a room's students (id → nickname) are a hash too.
+changed answer moves one vote atomically; a room's students (id → nickname) are a hash too,
+beside the order they came in (a sorted set, for the roster's "Student n").
 Students present are the seats of seats.py, which expire with the process that holds them.
 Every change is announced to the room's group through
 the Redis group layer (app.web.redis_groups), inside the same MULTI as the write.
@@ -118,19 +119,26 @@ class RedisStore:
 
     @reachable
     def admit(self, code: str, student: str, nick: str | None = None) -> None:
-        key = f"{PREFIX}students:{code}"
+        key, came = f"{PREFIX}students:{code}", f"{PREFIX}came:{code}"
         with self.redis.pipeline() as pipe:
             if nick is None:
                 pipe.hsetnx(key, student, "")
             else:
                 pipe.hset(key, student, nick)
+            pipe.zadd(came, {student: self.clock()}, nx=True)  # the roster's order
             pipe.expire(key, int(self.idle))
+            pipe.expire(came, int(self.idle))
             pipe.execute()
 
     @reachable
     def students(self, code: str) -> dict[str, str]:
-        raw = self.redis.hgetall(f"{PREFIX}students:{code}")
-        return {_text(k): _text(v) for k, v in raw.items()}
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hgetall(f"{PREFIX}students:{code}")
+            pipe.zrange(f"{PREFIX}came:{code}", 0, -1)
+            raw, order = pipe.execute()
+        nicks = {_text(k): _text(v) for k, v in raw.items()}
+        came = [s for s in map(_text, order) if s in nicks]
+        return {s: nicks[s] for s in [*came, *nicks]}  # in the order they first came
 
     @reachable
     def known(self, code: str, student: str) -> bool:

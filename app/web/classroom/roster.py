@@ -1,22 +1,28 @@
-"""The roster of a room, for the instructor's speaker view: who came, under which nickname,
-who is looking back on their own, where each student is in a student-paced room, who left.
+"""A room's roster, for the instructor's devices: who its students are, under which name, who
+follows the class, who is looking back (or, in a student-paced room, where each is), who left,
+and who answered the open poll.
 
-Every student socket writes a line to the room's ledger when it joins, moves or leaves; the
-roster is those lines folded, oldest first. A student is named by the nickname they gave at
-join, else "Student n" in the order they first came (anonymous by default). Their identity in
-the ledger is a digest of their join cookie, never the cookie itself. The projector shows the
-count only (the roster is read by the speaker view, for the instructor's devices).
+One source says who is here: the room's live seats (seats.py, kept by presence.py), over every
+process still beating, so the students of a process killed with `kill -9` leave the roster as
+they leave the count. The rest is derived: the students are those the room issued a student
+cookie to (`store.admit`, in the order they first came, with the nickname given at /join), and
+"answered" is the poll's votes. A student with a seat that follows is following; one whose
+seats all look back is looking back at their step; one with no seat left. A student is named by
+their nickname, else "Student n" by the order they came (anonymous by default), and pages see a
+digest of their id, never the id itself (it is their cookie). The projector shows counts only.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
-from typing import Any
 
-KEPT = 20000
+from app.web.classroom import seats
+from app.web.classroom.room import Room
+from app.web.classroom.store import RoomStore
+
 NICK = "mcp-lab-nick"  # the cookie with the nickname a student gave at join ("" anonymous)
+FOLLOWING, LOOKING_BACK, LEFT = "following", "looking back", "left"
 
 
 def nickname(text: str | None) -> str:
@@ -24,72 +30,53 @@ def nickname(text: str | None) -> str:
     return " ".join((text or "").split())[:24]
 
 
-def roster_log(code: str) -> str:
-    return f"roster:{code}"
+def who(student: str) -> str:
+    """A student's name in pages: a short digest of their id (their cookie's value)."""
+    return hashlib.sha256(student.encode()).hexdigest()[:12]
 
 
-def who(voter: str) -> str:
-    """A student's name in the ledger: a short digest of their join cookie."""
-    return hashlib.sha256(voter.encode()).hexdigest()[:12]
+@dataclass(frozen=True)
+class Student:
+    """One student of a room as the speaker view shows them."""
 
-
-def line(voter: str, event: str, step: int = 0, nick: str = "") -> str:
-    """One ledger line: `event` is join, leave, back (looking back at `step`), follow, or at
-    (a student-paced student at `step`)."""
-    item: dict[str, Any] = {"w": who(voter), "e": event, "s": step}
-    if nick:
-        item["n"] = nick
-    return json.dumps(item, separators=(",", ":"), ensure_ascii=False)
-
-
-@dataclass
-class Seat:
-    """One student as the roster shows them."""
-
-    who: str
-    number: int
-    nick: str = ""
-    sockets: int = 0
-    step: int | None = None  # their own step (None: with the class)
+    who: str  # a digest of their id
+    number: int  # in the order they first came, from 1
+    nick: str  # "" when they gave none
+    state: str  # FOLLOWING, LOOKING_BACK or LEFT
+    step: int | None  # their own step when looking back (or at their own pace), else None
+    answered: bool  # voted in the poll asked
 
     @property
     def present(self) -> bool:
-        return self.sockets > 0
+        return self.state != LEFT
 
 
-def fold(lines: list[str]) -> list[Seat]:
-    """The roster from the ledger's lines, in the order students first came."""
-    seats: dict[str, Seat] = {}
-    for raw in lines:
-        try:
-            item = json.loads(raw)
-            key, event = str(item["w"]), str(item["e"])
-            step = int(item.get("s", 0))
-        except (ValueError, KeyError, TypeError):
-            continue
-        seat = seats.get(key)
-        if seat is None:
-            seat = seats[key] = Seat(key, len(seats) + 1)
-        if item.get("n"):
-            seat.nick = str(item["n"])[:24]
-        if event == "join":
-            seat.sockets += 1
-        elif event == "leave":
-            seat.sockets = max(0, seat.sockets - 1)
-            if not seat.sockets:
-                seat.step = None
-        elif event in ("back", "at"):
-            seat.step = step
-        elif event == "follow":
-            seat.step = None
-    return list(seats.values())
+def students(store: RoomStore, room: Room) -> list[Student]:
+    """The room's roster, in the order its students first came (see the module docstring)."""
+    here: dict[str, list[seats.Seat]] = {}
+    for value in store.seats.gather(room.code):
+        seat = seats.parse(value)
+        if seat.student:
+            here.setdefault(seat.student, []).append(seat)
+    poll = room.poll if room.poll is not None and room.poll.step == room.step else None
+    voted = store.voters(room.code, poll.id) if poll is not None else {}
+    out = []
+    for number, (student, nick) in enumerate(store.students(room.code).items(), 1):
+        held = here.get(student, [])
+        back = [s.step for s in held if not s.following and s.step is not None]
+        if any(s.following for s in held):
+            state, step = FOLLOWING, None
+        else:
+            state, step = (LOOKING_BACK, min(back, default=None)) if held else (LEFT, None)
+        out.append(Student(who(student), number, nick, state, step, student in voted))
+    return out
 
 
-def spread(seats: list[Seat], class_step: int, steps: int) -> list[int]:
+def spread(roll: list[Student], class_step: int, steps: int) -> list[int]:
     """How many present students are at each step (those following are at the class's)."""
     out = [0] * steps
-    for seat in seats:
-        if seat.present:
-            at = class_step if seat.step is None else seat.step
+    for student in roll:
+        if student.present:
+            at = class_step if student.step is None else student.step
             out[min(max(at, 0), steps - 1)] += 1
     return out

@@ -194,7 +194,10 @@ def student(code: str) -> Any:
     if student is None:
         student = codes.new_student()
         response.set_cookie(STUDENT, student, max_age=24 * 3600, httponly=True, samesite="Lax")
-    live.store.admit(room.code, student)  # this browser is one of the room's students: it votes
+    # This browser is one of the room's students: it votes, and the roster names it by the
+    # nickname given at /join (its cookie; none keeps the name it had).
+    nick = request.cookies.get(roster.NICK)
+    live.store.admit(room.code, student, None if nick is None else roster.nickname(nick))
     return response
 
 

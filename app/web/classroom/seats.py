@@ -2,13 +2,15 @@
 process's seats expiring unless its heartbeat renews them (presence.py).
 
 A seat is one socket: a key unique in its process, and a value saying what it does,
-`"<state>:<student id>"` (state `f` follows the class, `b` looks back; the id is empty for a
-socket without a student). A process writes a seat when its socket opens and removes it when it
-closes; its heartbeat rewrites all its seats of a room and renews their expiry. A process killed
-with `kill -9` writes nothing more, so its seats expire within one `ttl` and the room's count,
-and its free capacity, heal by themselves: nothing counts a seat of a process that stopped
-beating. (Before, a count per process was kept with the room's own expiry, renewed by every
-join, and a crashed process's followers stayed counted for as long as the room lived.)
+`"f:<student id>"` (follows the class) or `"b:<student id>:<step>"` (looks back at its own
+step, or steps at its own pace); the id is empty for a socket without a student. The room's
+roster (roster.py) is read from these values. A process writes a seat when its socket opens and
+removes it when it closes; its heartbeat rewrites all its seats of a room and renews their
+expiry. A process killed with `kill -9` writes nothing more, so its seats expire within one
+`ttl` and the room's count, and its free capacity, heal by themselves: nothing counts a seat of
+a process that stopped beating. (Before, a count per process was kept with the room's own
+expiry, renewed by every join, and a crashed process's followers stayed counted for as long as
+the room lived.)
 
 In Redis: a hash per room and process, `lab:seats:<code>:<process>` (seat → value, with the
 ttl), and a set per room of the processes that wrote one, `lab:hosts:<code>`; a count reads the
@@ -20,6 +22,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import redis
@@ -27,6 +30,30 @@ import redis
 from app.web.classroom.errors import reachable
 
 PREFIX = "lab:"
+
+FOLLOWS, LOOKS_BACK = "f", "b"
+
+
+@dataclass(frozen=True)
+class Seat:
+    """What one socket does, as its seat's value says."""
+
+    student: str  # "" for a socket without a student
+    following: bool
+    step: int | None = None  # its own step, when not following
+
+    def value(self) -> str:
+        if self.following:
+            return f"{FOLLOWS}:{self.student}"
+        return f"{LOOKS_BACK}:{self.student}:{'' if self.step is None else self.step}"
+
+
+def parse(value: str) -> Seat:
+    """The seat a value describes (a value written by an older process reads as best it can)."""
+    state, _, rest = value.partition(":")
+    student, _, step = rest.partition(":")
+    return Seat(student, state == FOLLOWS, int(step) if step.isdigit() else None)
+
 
 # The room's live seats, over every process still beating. (The hash names are built in the
 # script from the room's prefix: fine for one Redis, not for Redis Cluster, which the lab does

@@ -9,7 +9,6 @@ for a page that joins, reconnects or asks again.
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
 from collections import OrderedDict
@@ -20,7 +19,7 @@ from flask_babel import force_locale
 from markupsafe import Markup
 
 from app.engine.step import Checkpoint
-from app.web.classroom import codes, frames, results, roster, timer
+from app.web.classroom import codes, frames, results, timer
 from app.web.classroom import ledger as ledgers
 from app.web.classroom import room as rooms
 from app.web.classroom.backends import open_backends
@@ -28,7 +27,7 @@ from app.web.classroom.fanout import Follower, Relay
 from app.web.classroom.presence import Presence
 from app.web.classroom.render import Cursor, change, regions
 from app.web.classroom.room import Room
-from app.web.classroom.store import RoomStore, StoreUnavailable
+from app.web.classroom.store import RoomStore
 from app.web.draw import Target
 from app.web.groups import Groups
 from app.web.lab import Lab
@@ -63,7 +62,7 @@ class Classroom:
 
     @property
     def ledger(self) -> ledgers.Ledger:
-        """The room's side records (votes as cast, roster, history) beside the store."""
+        """The room's side records (votes as cast, history) beside the store."""
         if self._ledger is None:
             self._ledger = ledgers.open_ledger(self.store)
         return self._ledger
@@ -75,15 +74,6 @@ class Classroom:
             item = results.vote_item(voter, choice)
             log = results.votes_log(room.code, poll)
             self.ledger.append(log, item, results.VOTES_KEPT, self.store.idle)
-
-    def seen(self, code: str, voter: str | None, event: str, nick: str = "", step: int = 0) -> None:
-        """A student joined, left or moved: a line in the room's roster (speaker view). The
-        roster is best effort: a line the store could not take is not worth a refused move."""
-        if not voter:
-            return  # a socket with no student identity is no one on the roster
-        line = roster.line(voter, event, step, nick)
-        with contextlib.suppress(StoreUnavailable):
-            self.ledger.append(roster.roster_log(code), line, roster.KEPT, self.store.idle)
 
     @property
     def groups(self) -> Groups:

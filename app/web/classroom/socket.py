@@ -28,7 +28,7 @@ from flask_babel import force_locale, gettext
 
 from app.web import commands, i18n, upgrade
 from app.web.channel import Channel
-from app.web.classroom import codes, frames, pacing, roster, timer
+from app.web.classroom import codes, frames, pacing, timer
 from app.web.classroom import room as rooms
 from app.web.classroom.fanout import Follower
 from app.web.classroom.payload import seat
@@ -94,8 +94,8 @@ class Conversation:
         was, f = self.f, replace(self.f, **changes)
         self.f = f
         self.ch.tag = seat(f.code, f.lang, f.audience, f.attached, f.shape)
-        if f.attached != was.attached:
-            self.live.presence.follow(f.code, self.ch, f.attached)
+        if f.attached != was.attached or (not f.attached and f.step != was.step):
+            self.live.presence.follow(f.code, self.ch, f.attached, f.step)  # (the roster)
 
     def room(self) -> Room:
         room = self.live.get(self.f.code)
@@ -163,12 +163,6 @@ class Conversation:
             return [frames.text_frame(self.live.local_html(room, self.f)), *self.full()]
         return self.full()
 
-    def moved(self, **changes: Any) -> None:
-        """A student's own move, also written to the room's roster (the speaker view)."""
-        self.become(**changes)
-        f = self.f
-        self.live.seen(f.code, self.voter, "follow" if f.attached else "back", step=f.step)
-
     def browse(self, name: str, cmd: dict[str, Any]) -> list[bytes]:
         """A student's own moves: within the steps the class has reached, and voting."""
         f, room = self.f, self.room()
@@ -192,7 +186,7 @@ class Conversation:
             )
             return [_local(html)]
         if name == "catchup":
-            self.moved(attached=True)
+            self.become(attached=True)
             return self.full()
         here = room.step if f.attached else f.step
         to = {"next": here + 1, "prev": here - 1, "reset": 0}.get(name)
@@ -205,9 +199,9 @@ class Conversation:
         if to < 0:
             raise Refused(gettext("This is the first step."))
         if to == room.step:  # back where the class is: follow it again
-            self.moved(attached=True)
+            self.become(attached=True)
             return self.full()
-        self.moved(attached=False, step=to)
+        self.become(attached=False, step=to)
         return [frames.text_frame(self.live.local_html(room, self.f))]
 
     def drive(self, name: Any, cmd: dict[str, Any]) -> list[bytes]:
@@ -266,20 +260,7 @@ class Conversation:
         return []
 
     def serve(self) -> None:
-        """Send the room's state, then answer commands until the socket closes; a student's
-        coming and going is written to the room's roster."""
-        f = self.f
-        student = f.audience == "student"
-        if student:
-            nick = roster.nickname(request.cookies.get(roster.NICK))
-            self.live.seen(f.code, self.voter, "join", nick)
-        try:
-            self.converse()
-        finally:
-            if student:
-                self.live.seen(f.code, self.voter, "leave")
-
-    def converse(self) -> None:
+        """Send the room's state, then answer commands until the socket closes."""
         ch = self.ch
         ch.send_frame(self.full()[0])
         while True:

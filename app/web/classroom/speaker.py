@@ -9,12 +9,10 @@ the projector's poll shows the answer only once it is revealed.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from app.web import i18n
 from app.web.classroom import roster, timer
-from app.web.classroom.results import answers, votes_log
 from app.web.classroom.room import Room
 
 if TYPE_CHECKING:
@@ -28,16 +26,6 @@ def notes(scenario: Any, action: int, lang: str) -> str:
     if not 0 <= action < len(script) or not isinstance(script[action], dict):
         return ""
     return i18n.pick(script[action].get("teach"), lang)
-
-
-def seats(live: Classroom, code: str) -> list[roster.Seat]:
-    """The room's roster, from its ledger; who is here now from the room's live seats
-    (presence.py), so the students of a process that died leave it as they leave the count."""
-    folded = roster.fold(live.ledger.read(roster.roster_log(code)))
-    here = Counter(roster.who(v.partition(":")[2]) for v in live.store.seats.gather(code))
-    for seat in folded:
-        seat.sockets = here.get(seat.who, 0)
-    return folded
 
 
 def context(live: Classroom, room: Room, lang: str) -> dict[str, Any]:
@@ -67,12 +55,8 @@ def context(live: Classroom, room: Room, lang: str) -> dict[str, Any]:
     scenario = live.lab.scenario(room.scenario)
     action = int(here.get("action", -1))
     note = notes(scenario, action, lang)
-    roll = seats(live, room.code)
+    roll = roster.students(live.store, room)
     poll = room.poll if room.poll is not None and room.poll.step == room.step else None
-    voted: dict[str, int] = {}
-    if poll is not None:
-        _, last = answers(live.ledger.read(votes_log(room.code, poll.id)))
-        voted = {roster.who(voter): choice for voter, choice in last.items()}
     return {
         "room": room,
         "step": step,
@@ -80,10 +64,9 @@ def context(live: Classroom, room: Room, lang: str) -> dict[str, Any]:
         "key": key,
         "notes": note,
         "upcoming": upcoming,
-        "seats": roll,
+        "roster": roll,
         "present": sum(1 for s in roll if s.present),
-        "answered": sum(1 for s in roll if s.present and s.who in voted),
-        "voted": voted,
+        "answered": sum(1 for s in roll if s.present and s.answered),
         "phase": room.phase(),
         "left": timer.left(poll.deadline) if poll is not None and poll.phase == "open" else 0,
         "spread": roster.spread(roll, room.step, len(trace)) if room.paced else [],

@@ -149,7 +149,7 @@ class MemoryStore:
             known[student] = known.get(student, "") if nick is None else nick
 
     def students(self, code: str) -> dict[str, str]:
-        """The room's students: id → nickname ("" for an anonymous one)."""
+        """The room's students, in the order they first came: id → nickname ("" for none)."""
         with self._lock:
             return dict(self._students.get(code, {}))
 
