@@ -114,9 +114,16 @@ def test_a_class_with_a_projector_a_speaker_view_and_three_students(browser, liv
         left = int(projector.locator("#poll-timer").get_attribute("data-left") or 0)
         assert 0 < left <= 30 and within(projector, "#poll-timer")
         on_screen(projector)
+        # Each student counts down too, in their language, under the question; a screen reader
+        # hears the time once as the poll opens (and at 10 s), not every second.
+        for page, words in ((ann, "Poll closes in"), (mei, "投票"), (vlad, "Опрос закроется")):
+            expect(page.locator("#poll-clock")).to_be_visible()
+            expect(page.locator("#poll-clock .clock-text")).to_contain_text(words)
+        expect(ann.locator("#poll-clock-say")).to_contain_text("The poll closes in")
         projector.keyboard.press("o")
         for page in (projector, ann):
             expect(page.locator("#checkpoint")).to_have_attribute("data-state", "closed")
+        expect(ann.locator("#poll-clock")).to_be_hidden()
         on_screen(projector)
         projector.select_option("#sel-timer", "0")
 

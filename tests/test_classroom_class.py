@@ -4,6 +4,7 @@ the roster from the room's live seats, and an instructor's history."""
 
 from __future__ import annotations
 
+import threading
 import time
 
 from flask import Flask
@@ -38,19 +39,29 @@ def test_a_timer_closes_its_own_poll_when_due_and_nothing_else():
         raise AssertionError(f"{bad!r} accepted as a timer")
 
 
-def test_the_timer_closes_the_poll_in_the_store(app: Flask):
+def test_a_poll_whose_time_is_up_closes_once_whichever_processes_try(app: Flask):
     live = app.extensions["classroom"]
     with app.test_request_context("/"):
         room, _ = live.create("pagination", "2025-11-25", "stdio")
-        _, room = live.store.change(room.code, lambda r: rooms.open_poll(r, time.time(), 4, 0, 30))
-        # As if its 30 seconds had passed: the deadline moved to now.
-        due = rooms.Poll(**(vars(room.poll) | {"deadline": time.time()}))
-        live.store.change(room.code, lambda r: rooms.replace(r, poll=due))
-        timer.arm(live, room.code, due.id, 0)
-        deadline = time.monotonic() + 10
-        while live.get(room.code).phase() != "closed" and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert live.get(room.code).phase() == "closed"
+        start = time.time()
+        _, room = live.store.change(room.code, lambda r: rooms.open_poll(r, start, 4, 0, 30))
+        # Before its time, a beat closes nothing and says when to come back.
+        assert timer.close_due(live, [room], now=start + 29) == start + 30
+        assert live.get(room.code).phase() == "open"
+        # At its time, the beats of several processes try at once, each with the room as it
+        # read it: the store's compare-and-set lets one close it.
+        beats = [
+            threading.Thread(target=timer.close_due, args=(live, [room], start + 30))
+            for _ in range(4)
+        ]
+        for beat in beats:
+            beat.start()
+        for beat in beats:
+            beat.join(10)
+        closed = live.get(room.code)
+        assert closed.phase() == "closed" and closed.seq == room.seq + 1
+        assert [h["poll"] for h in closed.history] == [room.poll.id]
+        assert timer.close_due(live, [closed], now=start + 31) == 0.0  # nothing left to close
 
 
 def test_a_paced_room_comes_back_to_following_at_the_step_the_instructor_picks():

@@ -8,6 +8,8 @@ with backoff, static/js/classroom-link.js), 1008 "room ended" for a room the sto
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 import subprocess
 import time
@@ -198,6 +200,48 @@ def test_followers_of_a_process_killed_with_kill_9_leave_the_count_and_free_the_
         teacher.until('data-students="2"')
         for s in (teacher, here, late):
             s.close()
+    finally:
+        for proc in procs:
+            stop_server(proc)
+
+
+def test_a_timed_poll_closes_when_its_time_is_up_though_the_process_that_opened_it_died(
+    redis_url: str,
+):
+    redis.Redis.from_url(redis_url).flushdb()
+    ports = free_port(), free_port()
+    procs = [gevent_server(port, redis_url, LIVE_PRESENCE_SECONDS="3") for port in ports]
+    a, b = (f"http://127.0.0.1:{port}" for port in ports)
+    try:
+        code, cookie = start_room(a)
+        teacher = LiveSocket(a, code, cookie)
+        teacher.until('data-mode="full"')
+        student = LiveSocket(b, code, join(b, code))
+        assert student.receive()[0] == "full"
+        for _ in range(40):  # to the first question
+            teacher.send("next")
+            if 'data-state="idle"' in student.receive()[2]:
+                break
+        teacher.send("poll_open", seconds=30)
+        _mode, opened, message = student.receive()
+        assert 'data-state="open"' in message
+        # The student's page counts down from what the server counted.
+        left = re.search(r'id="poll-clock"[^>]* data-left="(\d+)"', message)
+        assert left and 0 < int(left.group(1)) <= 30
+
+        # Process A, which opened the poll, dies with its gunicorn (no worker comes back).
+        (worker,) = _children(procs[0].pid)
+        procs[0].kill()
+        subprocess.run(["kill", "-9", str(worker)], check=True)
+        procs[0].wait()
+
+        # B's beat closes it when its time is up: one change of the room, no second.
+        _mode, seq, message = student.receive(timeout=90)
+        assert seq == (opened or 0) + 1 and 'data-state="closed"' in message
+        assert student.quiet(timeout=3)
+        history = json.loads(redis.Redis.from_url(redis_url).get(f"lab:room:{code}"))["history"]
+        assert len(history) == 1
+        student.close()
     finally:
         for proc in procs:
             stop_server(proc)

@@ -106,22 +106,47 @@
     }
     if (event.target.closest("#blank")) blank();
   });
-  /* The poll's timer: the seconds the server counted when it rendered, counted down here. */
-  var ticking = null;
-  function tick() {
-    clearInterval(ticking);
-    var started = Date.now();
-    var timers = Array.prototype.slice.call(document.querySelectorAll(".poll-timer[data-left]"));
-    if (!timers.length) return;
-    ticking = setInterval(function () {
-      var gone = Math.floor((Date.now() - started) / 1000);
-      timers.forEach(function (t) {
-        t.textContent = Math.max(0, Number(t.dataset.left) - gone) + " s";
-      });
-    }, 1000);
+  /* A timed poll's countdown (the instructor's .poll-timer, a student's #poll-clock): each
+     element counts down from the seconds the server counted when it rendered it, from when it
+     arrived, in its own words (data-text, "{n}" the seconds). With prefers-reduced-motion the
+     number changes every 10 seconds, not every second. A student's clock hides once the poll
+     is not open; a screen reader hears it when the poll opens and at 10 seconds left
+     (data-say-start, data-say-end, into #poll-clock-say), not every second. */
+  var calm = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
+  function say(text) {
+    var box = document.getElementById("poll-clock-say");
+    if (box && text) box.textContent = text;
   }
-  tick();
-  body.addEventListener("htmx:afterSwap", tick);
+  function countdown() {
+    var now = Date.now();
+    var poll = document.getElementById("checkpoint");
+    var open = !!poll && poll.dataset.state === "open";
+    document.querySelectorAll(".poll-timer[data-left], #poll-clock[data-left]").forEach(function (t) {
+      if (!t.dataset.since) t.dataset.since = String(now);
+      var left = Math.max(0, Number(t.dataset.left) - Math.floor((now - Number(t.dataset.since)) / 1000));
+      if (t.id === "poll-clock") {
+        var shown = Number(t.dataset.left) > 0 && open;
+        t.hidden = !shown;
+        if (!shown) return;
+        if (!t.dataset.said) {
+          t.dataset.said = left > 10 ? "start" : "end";
+          say(t.dataset.sayStart);
+        } else if (t.dataset.said === "start" && left <= 10) {
+          t.dataset.said = "end";
+          say(t.dataset.sayEnd);
+        }
+      }
+      var band = String(Math.ceil(left / 10));  // with reduced motion: drawn once per band
+      if (calm && calm.matches && t.dataset.drawn === band) return;
+      t.dataset.drawn = band;
+      var text = t.querySelector(".clock-text") || t;
+      text.textContent = (t.dataset.text || "{n} s").replace("{n}", String(left));
+    });
+  }
+  countdown();
+  setInterval(countdown, 1000);
+  body.addEventListener("htmx:afterSwap", countdown);
+  body.addEventListener("htmx:wsAfterMessage", countdown);
   /* The timer's choice survives the controls being redrawn. */
   document.addEventListener("change", function (event) {
     if (event.target.id === "sel-timer") keep("timer", event.target.value);

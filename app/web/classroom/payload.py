@@ -17,7 +17,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from app.web.classroom import frames
+from app.web.classroom import frames, timer
 from app.web.classroom.room import Room
 
 if TYPE_CHECKING:
@@ -70,7 +70,8 @@ class Payloads:
         body = self._body(key, lambda: live.change_html(room, before, f.lang, f.audience, f.shape))
         # A room that went student-paced (or came back from it) says so in the bar.
         paced = room.paced or room.gathered
-        return mark + body + (live.bar_html(room, f.lang, attached=True) if paced else "")
+        clock = live.clock_html(room, f.lang) if timer.starts(room, before) else ""
+        return mark + body + clock + (live.bar_html(room, f.lang, attached=True) if paced else "")
 
     def ended(self, room: Room, f: Follower) -> str:
         return self.live.ended_html(room, f.lang, f.audience)

@@ -33,6 +33,7 @@ from flask_babel import force_locale
 
 from app.web import concurrency
 from app.web.channel import Channel, Message
+from app.web.classroom import timer
 from app.web.classroom.errors import StoreUnavailable
 from app.web.classroom.payload import Follower
 from app.web.classroom.seats import Seat, parse
@@ -60,6 +61,8 @@ class Presence:
         self._down = False
         self._running = False
         self._since: dict[Channel, int] = {}  # the group layer's epoch when a socket entered
+        self._due = 0.0  # the earliest poll deadline ahead that this process knows (timer.py)
+        self._wake = threading.Event()  # rung when a poll's deadline comes before the next beat
 
     @property
     def process(self) -> str:
@@ -125,9 +128,22 @@ class Presence:
 
     # The beat --------------------------------------------------------------------------------
 
+    def due(self, deadline: float) -> None:
+        """A poll of a room here closes by itself at `deadline`: the beat comes then too."""
+        if deadline and (not self._due or deadline < self._due):
+            self._due = deadline
+            self._wake.set()
+
     def _loop(self) -> None:
+        beat_at = time.monotonic() + self.interval
         while True:
-            time.sleep(self.interval)
+            pause = beat_at - time.monotonic()
+            if self._due:  # a timed poll closes before the next beat: come then
+                pause = min(pause, self._due - time.time() + 0.05)
+            if pause > 0:
+                self._wake.wait(pause)
+                self._wake.clear()
+                continue  # the time, or an earlier deadline (`due`)
             with self._lock:
                 if not self._rooms:
                     self._running = False  # the next socket starts it again
@@ -136,10 +152,13 @@ class Presence:
                 self.beat()
             except Exception:  # the beat must outlive any one room's trouble
                 self.live.app.logger.exception("live presence beat failed")
+            if time.monotonic() >= beat_at:
+                beat_at = time.monotonic() + self.interval
 
     def beat(self) -> None:
-        """Renew this process's seats, recount for its instructors, end the rooms the store
-        lost, and close every socket while the store does not answer."""
+        """Renew this process's seats, recount for its instructors, close the polls whose
+        time is up, end the rooms the store lost, and close every socket while the store does
+        not answer."""
         with self._lock:
             rooms = {code: dict(members) for code, members in self._rooms.items() if members}
         store, groups = self.live.store, self.live.groups
@@ -149,9 +168,13 @@ class Presence:
             for code, members in rooms.items():
                 seats = {_seat(ch): v for ch, v in members.items() if v is not None}
                 store.seats.renew(code, self.process, seats, self.ttl)
-            alive = store.alive(list(rooms))
+            found = {code: store.get(code) for code in rooms}
+            next_due = timer.close_due(self.live, [r for r in found.values() if r is not None])
+            # A deadline told (`due`) since the rooms were read stays until it passes.
+            ahead = [d for d in (next_due, self._due) if d > time.time()]
+            self._due = min(ahead, default=0.0)
             for code, members in rooms.items():
-                if code not in alive:
+                if found[code] is None:
                     self._end(code, list(members))
                 elif None in members.values():
                     n = store.present(code)

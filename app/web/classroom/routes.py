@@ -189,6 +189,7 @@ def student(code: str) -> Any:
         return render_template("classroom/full.html", lang=i18n.select_locale(), room=room), 503
     context = page_context(room, "student")
     context["bar"] = live.bar_html(room, context["lang"], attached=True)
+    context["clock"] = live.clock_html(room, context["lang"])
     response = Response(render_template("classroom/student.html", **context))
     student = codes.student_id(request.cookies.get(STUDENT))
     if student is None:

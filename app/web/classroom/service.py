@@ -223,6 +223,15 @@ class Classroom:
             ),
         )
 
+    def clock_html(self, room: Room, lang: str) -> str:
+        """A student's countdown of the room's timed poll (hidden when no timer runs)."""
+        return self._render(
+            "classroom/_clock.html", lang, left=timer.running(room), say_at=timer.SAY_AT
+        )
+
+    def clock_frame(self, room: Room, lang: str) -> bytes:
+        return frames.text_frame(frames.marker(None, "local") + self.clock_html(room, lang))
+
     def students_html(self, n: int, lang: str) -> str:
         return self._render("classroom/_students.html", lang, students=n)
 

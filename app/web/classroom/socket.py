@@ -104,7 +104,13 @@ class Conversation:
         return room
 
     def full(self) -> list[bytes]:
-        return [self.live.full_frame(self.room(), self.f)]
+        """The room's state; for a student, with the countdown of a timed poll, rendered for
+        this socket now (the state's frame is shared by every student who joins with it)."""
+        room, f = self.room(), self.f
+        frame = self.live.full_frame(room, f)
+        if f.audience == "student" and timer.running(room):
+            return [frame, self.live.clock_frame(room, f.lang)]
+        return [frame]
 
     def handle(self, raw: Any) -> list[bytes]:
         lang = self.f.lang
@@ -241,8 +247,7 @@ class Conversation:
             _was, opened = live.store.change(
                 code, lambda r: rooms.open_poll(r, now, n, answer, limit)
             )
-            if limit and opened.poll is not None:
-                timer.arm(live, code, opened.poll.id, limit)
+            live.presence.due(timer.deadline(opened))  # this process's beat closes it then
         elif name == "poll_close":
             live.store.change(code, lambda r: rooms.close_poll(r, now, counts))
         elif name == "reveal":
@@ -262,7 +267,8 @@ class Conversation:
     def serve(self) -> None:
         """Send the room's state, then answer commands until the socket closes."""
         ch = self.ch
-        ch.send_frame(self.full()[0])
+        for frame in self.full():
+            ch.send_frame(frame)
         while True:
             raw = ch.receive()
             for frame in self.handle(raw):

@@ -1,26 +1,34 @@
-"""A poll's timer: the poll closes by itself when its time is up.
+"""A poll's timer: the poll closes by itself when its time is up, whichever process is alive.
 
-The deadline is part of the poll (room.Poll.deadline), so every page can count down to it;
-the process that opened the poll closes it then (a greenlet under gevent, a thread otherwise),
-with `room.time_up`, which changes nothing if the instructor closed, reopened or moved on
-meanwhile. Pages show the seconds left as the server counted them when it rendered, never
-the server's clock, which a projector's clock need not agree with.
+The deadline is part of the poll in the room's state in the store (room.Poll.deadline), so
+every page can count down to it and every process knows it. Each process's presence beat
+(presence.py) reads the rooms it holds sockets of and wakes at the earliest deadline it knows
+(the process that opens a poll tells its beat at once); `close_due` then closes each poll
+whose time is up with `room.time_up` through the store's compare-and-set (`store.change`: a
+lock in memory, WATCH/MULTI in Redis). Several processes may try at the same moment: the first
+closes the poll, and the others find it closed and change nothing, so it closes exactly once;
+and if the process that opened it died, another closes it all the same. `time_up` also changes
+nothing if the instructor closed, reopened or moved on meanwhile.
+
+Pages show the seconds left as the server counted them when it rendered, never the server's
+clock, which a projector's or a phone's clock need not agree with.
 """
 
 from __future__ import annotations
 
-import threading
+import contextlib
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from app.web.classroom import room as rooms
-from app.web.classroom.room import RoomError
-from app.web.classroom.store import StoreUnavailable
+from app.web.classroom.room import Room, RoomError
 
 if TYPE_CHECKING:
     from app.web.classroom.service import Classroom
 
 CHOICES = (0, 30, 60, 90, 120)  # seconds a poll may run (0: until closed by hand)
+SAY_AT = 10  # seconds left when a student's screen reader hears the time (and at the start)
 
 
 def seconds(value: object) -> int:
@@ -40,19 +48,37 @@ def left(deadline: float, now: float | None = None) -> int:
     return max(0, round(deadline - (time.time() if now is None else now)))
 
 
-def arm(live: Classroom, code: str, poll_id: int, after: float) -> None:
-    """Close poll `poll_id` of room `code` once `after` seconds have passed."""
+def deadline(room: Room) -> float:
+    """When the room's open poll closes by itself (0: no poll open, or no timer)."""
+    poll = room.poll
+    if poll is None or poll.phase != "open" or poll.step != room.step or room.ended:
+        return 0.0
+    return poll.deadline
 
-    def fire() -> None:
-        try:
-            room = live.get(code)
-            if room is None:
-                return
-            counts = live.poll_counts(room)
-            live.store.change(code, lambda r: rooms.time_up(r, time.time(), poll_id, counts))
-        except (KeyError, RoomError, StoreUnavailable):
-            live.app.logger.warning("live: the timer of poll %s in %s failed", poll_id, code)
 
-    timer = threading.Timer(after + 0.05, fire)
-    timer.daemon = True
-    timer.start()
+def starts(room: Room, before: dict[str, Any]) -> bool:
+    """Whether this change of the room (its store event's `before`) starts a poll's timer."""
+    return bool(deadline(room)) and before.get("phase") != "open"
+
+
+def running(room: Room) -> int:
+    """Seconds left on the timer of the room's open poll (0: none runs)."""
+    return left(deadline(room))
+
+
+def close_due(live: Classroom, found: Iterable[Room], now: float | None = None) -> float:
+    """Close the polls of `found` whose time is up; the earliest deadline still ahead (0: none)."""
+    now = time.time() if now is None else now
+    ahead = 0.0
+    for room in found:
+        due = deadline(room)
+        if due > now:
+            ahead = min(ahead or due, due)
+        elif due and room.poll is not None:
+            _close(live, room.code, room.poll.id, live.poll_counts(room), now)
+    return ahead
+
+
+def _close(live: Classroom, code: str, poll_id: int, counts: list[int] | None, now: float) -> None:
+    with contextlib.suppress(KeyError, RoomError):  # the room ended or expired meanwhile
+        live.store.change(code, lambda r: rooms.time_up(r, now, poll_id, counts))
