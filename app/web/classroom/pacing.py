@@ -21,8 +21,8 @@ from app.web.classroom.room import Room
 from app.web.commands import Refused
 
 if TYPE_CHECKING:
+    from app.web.classroom.conversation import Conversation
     from app.web.classroom.service import Classroom
-    from app.web.classroom.socket import Conversation
 
 
 def _choice(value: Any, choices: int) -> int:
