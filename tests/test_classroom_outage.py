@@ -8,6 +8,7 @@ with backoff, static/js/classroom-link.js), 1008 "room ended" for a room the sto
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
@@ -17,6 +18,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -171,18 +173,34 @@ def _children(pid: int) -> list[int]:
     return [int(p) for p in text.split()]
 
 
+@contextlib.contextmanager
+def two_processes(redis_url: str, **config: str) -> Iterator[tuple[list[Any], str, str]]:
+    """The lab as a school serves it: two gunicorns on one (emptied) Redis, and a room started
+    on the first; (the servers, their base URLs), stopped afterwards."""
+    redis.Redis.from_url(redis_url).flushdb()
+    ports = free_port(), free_port()
+    procs = [gevent_server(port, redis_url, **config) for port in ports]
+    try:
+        yield procs, *(f"http://127.0.0.1:{port}" for port in ports)
+    finally:
+        for proc in procs:
+            stop_server(proc)
+
+
+def instructor(base: str) -> tuple[str, LiveSocket]:
+    """A new room on `base` and its instructor's socket, the room's state received."""
+    code, cookie = start_room(base)
+    teacher = LiveSocket(base, code, cookie)
+    teacher.until('data-mode="full"')
+    return code, teacher
+
+
 def test_followers_of_a_process_killed_with_kill_9_leave_the_count_and_free_the_room(
     redis_url: str,
 ):
-    redis.Redis.from_url(redis_url).flushdb()
     config = {"LIVE_PRESENCE_SECONDS": "3", "LIVE_CAPACITY": "4"}
-    ports = free_port(), free_port()
-    procs = [gevent_server(port, redis_url, **config) for port in ports]
-    a, b = (f"http://127.0.0.1:{port}" for port in ports)
-    try:
-        code, cookie = start_room(a)
-        teacher = LiveSocket(a, code, cookie)
-        teacher.until('data-mode="full"')
+    with two_processes(redis_url, **config) as (procs, a, b):
+        code, teacher = instructor(a)
         here = LiveSocket(a, code, join(a, code))
         there = [LiveSocket(b, code, join(b, code)) for _ in range(3)]
         for s in (here, *there):
@@ -200,22 +218,13 @@ def test_followers_of_a_process_killed_with_kill_9_leave_the_count_and_free_the_
         teacher.until('data-students="2"')
         for s in (teacher, here, late):
             s.close()
-    finally:
-        for proc in procs:
-            stop_server(proc)
 
 
 def test_a_timed_poll_closes_when_its_time_is_up_though_the_process_that_opened_it_died(
     redis_url: str,
 ):
-    redis.Redis.from_url(redis_url).flushdb()
-    ports = free_port(), free_port()
-    procs = [gevent_server(port, redis_url, LIVE_PRESENCE_SECONDS="3") for port in ports]
-    a, b = (f"http://127.0.0.1:{port}" for port in ports)
-    try:
-        code, cookie = start_room(a)
-        teacher = LiveSocket(a, code, cookie)
-        teacher.until('data-mode="full"')
+    with two_processes(redis_url, LIVE_PRESENCE_SECONDS="3") as (procs, a, b):
+        code, teacher = instructor(a)
         student = LiveSocket(b, code, join(b, code))
         assert student.receive()[0] == "full"
         for _ in range(40):  # to the first question
@@ -242,6 +251,3 @@ def test_a_timed_poll_closes_when_its_time_is_up_though_the_process_that_opened_
         history = json.loads(redis.Redis.from_url(redis_url).get(f"lab:room:{code}"))["history"]
         assert len(history) == 1
         student.close()
-    finally:
-        for proc in procs:
-            stop_server(proc)
