@@ -64,6 +64,25 @@ def test_a_poll_whose_time_is_up_closes_once_whichever_processes_try(app: Flask)
         assert timer.close_due(live, [closed], now=start + 31) == 0.0  # nothing left to close
 
 
+def test_a_deadline_the_beat_could_not_act_on_does_not_make_it_spin(app: Flask):
+    presence = app.extensions["classroom"].presence
+    presence._rooms["ABC234"] = {object(): None}  # a room with a socket here: the beat runs
+    beats = []
+
+    def failing() -> None:  # the store does not answer
+        beats.append(1)
+        raise RuntimeError("the store is away")
+
+    presence.beat = failing  # type: ignore[method-assign]
+    app.logger.disabled = True
+    presence.due(time.time() - 1)  # a poll's time is up, and stays unclosed
+    threading.Thread(target=presence._loop, daemon=True).start()
+    time.sleep(1)
+    presence._rooms.clear()  # (the loop ends at its next beat)
+    # One beat at the deadline; the next at the beat's own interval (10 s), not at once again.
+    assert len(beats) < 5
+
+
 def test_a_paced_room_comes_back_to_following_at_the_step_the_instructor_picks():
     room = rooms.pace(a_room(), 1.0, True)
     assert room.paced and room.seq == 1

@@ -152,6 +152,8 @@ class Presence:
                 self.beat()
             except Exception:  # the beat must outlive any one room's trouble
                 self.live.app.logger.exception("live presence beat failed")
+            if self._due <= time.time():  # (a beat that failed set none) every beat retries it
+                self._due = 0.0
             if time.monotonic() >= beat_at:
                 beat_at = time.monotonic() + self.interval
 
