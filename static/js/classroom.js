@@ -115,7 +115,9 @@
   var calm = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
   function say(text) {
     var box = document.getElementById("poll-clock-say");
-    if (box && text) box.textContent = text;
+    if (!box || !text) return;
+    box.textContent = "";  // the same words for the next poll are a change, and are heard
+    setTimeout(function () { box.textContent = text; }, 100);
   }
   function countdown() {
     var now = Date.now();
