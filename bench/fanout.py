@@ -67,6 +67,10 @@ sys.path.insert(0, str(ROOT))
 from app.web.wsframe import text_frame  # noqa: E402
 
 
+def mark(event: str) -> None:
+    print(f"  {time.strftime('%H:%M:%S')} {event}", file=sys.stderr, flush=True)
+
+
 async def lab_run(
     n: int, steps: int, workers: int, redis_url: str | None, slow: bool, churn: bool
 ) -> dict[str, float]:
@@ -86,6 +90,7 @@ async def lab_run(
         rss1 = rss_kib(pids)
         stuck = stuck_reader(port, path) if slow else None
         opened = time.perf_counter()
+        mark(f"{n} followers joined; steps begin")  # (the lab's collections print between)
         cpu0 = cpu_seconds(pids)
         sent: dict[int, float] = {}
         for seq in range(1, steps + 1):
@@ -103,6 +108,7 @@ async def lab_run(
             await settle(followers, seq)
             await asyncio.sleep(max(0.0, 1.0 - (time.perf_counter() - sent[seq])))
         cpu1 = cpu_seconds(pids)
+        mark("steps end")
         rss2 = rss_kib(pids)
         dropped_after = float("nan")
         if stuck is not None:  # the send deadline (LAB_WS_SEND_TIMEOUT) or a full queue

@@ -70,12 +70,34 @@ while True:
 """
 
 
+# The lab as `mcp-lab serve` runs it (its worker, its hooks), with room for the bench's sockets.
+# Each full garbage collection of a worker longer than 5 ms is printed with its CPU and wall time
+# (a stall of every socket it serves); the callback is inherited by the forked workers.
+LAB = """
+import gc, os, sys, time
+from app.web.server import LabServer, options
+port, workers = int(sys.argv[1]), int(sys.argv[2])
+began = [0.0, 0.0]
+def timed(phase, info):
+    if phase == "start":
+        began[:] = time.perf_counter(), time.thread_time()
+    elif info["generation"] == 2 and time.perf_counter() - began[0] > 0.005:
+        wall, cpu = time.perf_counter() - began[0], time.thread_time() - began[1]
+        print(f"lab {os.getpid()}: full collection {wall * 1000:.0f} ms ({cpu * 1000:.0f} ms CPU)"
+              f" at {time.strftime('%H:%M:%S')}, {len(gc.get_objects())} objects tracked,"
+              f" {gc.get_freeze_count()} frozen", file=sys.stderr, flush=True)
+gc.callbacks.append(timed)
+settings = options("127.0.0.1", port, workers)
+settings.update(worker_connections=20000, accesslog=None, loglevel=os.environ["BENCH_LOG"])
+LabServer(None, settings).run()
+"""
+
+
 def lab_server(port: int, workers: int, redis_url: str | None) -> subprocess.Popen[bytes]:
     env = os.environ | ({"LAB_REDIS_URL": redis_url} if redis_url else {})
-    args = [sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", str(workers)]
-    args += ["--worker-connections", "20000", "-b", f"127.0.0.1:{port}"]
-    args += ["--log-level", os.environ.get("BENCH_LOG", "error")]
-    proc = subprocess.Popen([*args, "app.web.factory:create_app()"], cwd=ROOT, env=env)
+    env.setdefault("BENCH_LOG", "error")
+    args = [sys.executable, "-c", LAB, str(port), str(workers)]
+    proc = subprocess.Popen(args, cwd=ROOT, env=env)
     wait_port(port)
     return proc
 

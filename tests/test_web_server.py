@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+from types import SimpleNamespace
+
 import pytest
 from gunicorn.workers.ggevent import GeventWorker
 
@@ -25,6 +28,19 @@ def test_the_gunicorn_application_builds_the_app_in_the_worker_or_serves_a_given
     built = server.LabServer(None, server.options("127.0.0.1", 0, workers=3))
     assert built.cfg.workers == 3
     assert "lab" in built.load().extensions
+
+
+def test_the_worker_freezes_what_it_loaded_so_a_full_collection_skips_it(app):
+    # What gunicorn does in each worker once the app is loaded: cfg.post_worker_init(worker).
+    config = server.LabServer(app, server.options("127.0.0.1", 0)).cfg
+    thresholds = gc.get_threshold()
+    gc.unfreeze()
+    try:
+        config.post_worker_init(SimpleNamespace(wsgi=app))
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
 
 
 def test_serve_binds_127_0_0_1_unless_told_and_takes_a_worker_count():
