@@ -25,9 +25,9 @@ from .scenario import (
     Scenario,
     ScenarioError,
     ScenarioInvalid,
-    _yaml_error,
     parse_scenario,
 )
+from .scenario_errors import yaml_error
 from .step import Step
 from .whatif.draft import run as capped_run
 from .whatif.model import MAX_SECONDS as MAX_RUN_SECONDS
@@ -130,7 +130,7 @@ def _compose(text: str, file: str) -> tuple[yaml.Node | None, ScenarioError | No
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
-        return None, _yaml_error(file, _loader_error(text) or exc)
+        return None, yaml_error(file, _loader_error(text) or exc)
     except RecursionError:
         return refuse(f"nested deeper than {MAX_DEPTH} levels")
     if _expanded(node) > MAX_NODES:

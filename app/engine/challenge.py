@@ -17,7 +17,8 @@ from typing import Any
 import yaml
 
 from . import goals
-from .scenario import Scenario, ScenarioError, _line_of
+from .scenario import Scenario
+from .scenario_errors import ScenarioError, line_of
 from .step import Text
 from .whatif.model import Change, WhatIf, WhatIfError
 from .whatif.sandbox import WhatIfRun, run_whatif
@@ -115,7 +116,7 @@ def check_challenge(scenario: Scenario, node: yaml.Node | None = None) -> list[S
     node = node if node is not None else _node(scenario)
     file = Path(scenario.path).name
     return [
-        ScenarioError(file, _line_of(node, path), ".".join(map(str, path)), message)
+        ScenarioError(file, line_of(node, path), ".".join(map(str, path)), message)
         for path, message in found
     ]
 

@@ -17,7 +17,8 @@ from app.mcp.schemas import check_message
 
 from .matcher import first_match, matches
 from .runner import run_trace
-from .scenario import Scenario, ScenarioError, _line_of, _yaml_error
+from .scenario import Scenario
+from .scenario_errors import ScenarioError, line_of, yaml_error
 from .step import LANGUAGES, Step
 
 MIN_CHECKPOINTS = 2
@@ -175,7 +176,7 @@ def check_scenario(
         try:
             node = yaml.compose(path.read_text("utf-8"), Loader=yaml.SafeLoader)
         except yaml.YAMLError as exc:  # the C loader accepted what the pure one cannot compose
-            return [_yaml_error(path.name, exc)]
+            return [yaml_error(path.name, exc)]
     seen: dict[tuple[str, ...], ScenarioError] = {}
     refuted: set[int] = set()
     for version in scenario.versions:
@@ -191,7 +192,7 @@ def check_scenario(
                 refuted |= refuted_myths(scenario, trace)
             for field_path, message in problems:
                 error = ScenarioError(
-                    path.name, _line_of(node, field_path), ".".join(map(str, field_path)), message
+                    path.name, line_of(node, field_path), ".".join(map(str, field_path)), message
                 )
                 seen.setdefault((error.field, message.split(" under ")[0]), error)
     for n in range(len(scenario.misconceptions)):
@@ -199,6 +200,6 @@ def check_scenario(
             where = ["misconceptions", n, "refutedBy"]
             message = "no step of any version or transport matches"
             seen[(".".join(map(str, where)), message)] = ScenarioError(
-                path.name, _line_of(node, where), ".".join(map(str, where)), message
+                path.name, line_of(node, where), ".".join(map(str, where)), message
             )
     return list(seen.values())

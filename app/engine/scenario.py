@@ -1,9 +1,9 @@
 """Scenario files: load YAML, validate it against the scenario JSON Schema and the rules a schema
-cannot say, and report each problem as `file:line: field: message`.
+cannot say, and report each problem as `file:line: field: message` (app.engine.scenario_errors).
 
-Line numbers come from PyYAML's node tree: the data is loaded once for values and composed once
-for positions, and an error's JSON path is walked through the nodes to the line it points at.
-A broken file yields errors, never an exception, so one bad file cannot take the library down.
+The data is loaded once for values, and composed once more for positions only when there is a
+problem to point at. A broken file yields errors, never an exception, so one bad file cannot
+take the library down.
 """
 
 from __future__ import annotations
@@ -21,6 +21,23 @@ import yaml
 
 from app import paths
 from app.mcp import versions
+
+from .scenario_errors import ScenarioError, ScenarioInvalid, field_of, line_of, yaml_error
+
+# What callers have always imported from here: the loader raises and reports these.
+__all__ = [
+    "ACTION_VERBS",
+    "OFFER_VERBS",
+    "SERVER_VERBS",
+    "Scenario",
+    "ScenarioError",
+    "ScenarioInvalid",
+    "default_scenarios_dir",
+    "load_scenario",
+    "parse_scenario",
+    "scenario_path",
+    "validate",
+]
 
 # Verbs for resources, resource templates and prompts (app.engine.offer_actions); each names a
 # server.
@@ -68,23 +85,6 @@ SERVER_VERBS = (
     *OFFER_VERBS,
 )
 _FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-@dataclass(frozen=True)
-class ScenarioError:
-    file: str
-    line: int
-    field: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.field}: {self.message}"
-
-
-class ScenarioInvalid(Exception):
-    def __init__(self, errors: list[ScenarioError]):
-        super().__init__("\n".join(map(str, errors)))
-        self.errors = errors
 
 
 @dataclass(frozen=True)
@@ -137,33 +137,6 @@ def _validator() -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(json.loads(text))
 
 
-def _line_of(node: yaml.Node | None, path: list[Any]) -> int:
-    """Walk a JSON path through the composed YAML nodes to the line of the deepest field found."""
-    line = node.start_mark.line + 1 if node is not None else 1
-    for part in path:
-        if isinstance(node, yaml.MappingNode):
-            pair = next(((k, v) for k, v in node.value if k.value == part), None)
-            if pair is None:
-                break
-            key, node = pair
-            line = key.start_mark.line + 1  # the line that names the field
-        elif (
-            isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value)
-        ):
-            node = node.value[part]
-            line = node.start_mark.line + 1
-        else:
-            break
-    return line
-
-
-def _field(path: list[Any]) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(top level)"
-
-
 def _schema_message(error: jsonschema.ValidationError) -> str:
     if error.validator == "additionalProperties":
         return str(error.message).replace("Additional properties are not allowed", "unknown key")
@@ -177,8 +150,8 @@ def validate(data: Any, node: yaml.Node | None, file: str) -> list[ScenarioError
     errors = [
         ScenarioError(
             file,
-            _line_of(node, list(e.absolute_path)),
-            _field(list(e.absolute_path)),
+            line_of(node, list(e.absolute_path)),
+            field_of(list(e.absolute_path)),
             _schema_message(e),
         )
         for e in sorted(
@@ -189,7 +162,7 @@ def validate(data: Any, node: yaml.Node | None, file: str) -> list[ScenarioError
         return errors
 
     def err(path: list[Any], message: str) -> None:
-        errors.append(ScenarioError(file, _line_of(node, path), _field(path), message))
+        errors.append(ScenarioError(file, line_of(node, path), field_of(path), message))
 
     server_ids = [s["id"] for s in data["servers"]]
     for i, sid in enumerate(server_ids):
@@ -245,12 +218,6 @@ def _tidy_chinese(node: Any) -> Any:
     return node
 
 
-def _yaml_error(file: str, exc: yaml.YAMLError) -> ScenarioError:
-    mark = getattr(exc, "problem_mark", None)
-    line = mark.line + 1 if mark is not None else 1
-    return ScenarioError(file, line, "(yaml)", str(getattr(exc, "problem", exc)))
-
-
 def load_scenario(path: str | Path) -> Scenario:
     """Load and validate one file; raises ScenarioInvalid with every problem found."""
     path = Path(path)
@@ -268,7 +235,7 @@ def parse_scenario(text: str, file: str, stem: str | None, path: str | Path) -> 
     try:
         data = yaml.load(text, Loader=_FAST_LOADER)
     except yaml.YAMLError as exc:
-        raise ScenarioInvalid([_yaml_error(file, exc)]) from None
+        raise ScenarioInvalid([yaml_error(file, exc)]) from None
     if not isinstance(data, dict):
         raise ScenarioInvalid([ScenarioError(file, 1, "(top level)", "a scenario is a mapping")])
     stem = data.get("id") if stem is None else stem
@@ -279,13 +246,13 @@ def parse_scenario(text: str, file: str, stem: str | None, path: str | Path) -> 
         try:
             node = yaml.compose(text, Loader=yaml.SafeLoader)
         except yaml.YAMLError as exc:  # the C loader is more lenient than the pure one
-            raise ScenarioInvalid([_yaml_error(file, exc)]) from None
+            raise ScenarioInvalid([yaml_error(file, exc)]) from None
         errors = validate(data, node, file)
     if not errors and stem != data["id"]:
         errors.append(
             ScenarioError(
                 file,
-                _line_of(node, ["id"]),
+                line_of(node, ["id"]),
                 "id",
                 f"id {data['id']!r} must match the file name {stem!r}",
             )
