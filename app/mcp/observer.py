@@ -7,7 +7,9 @@ with the time the caller saw it (the observer keeps no clock, opens no socket, s
 thread) and return an `Observation`: the message, the request it answers, and the events the
 simulated client would have reported in the real client's place (initialize sent, negotiated,
 a walk of tools/list started, each page, the list complete with what it added and removed,
-list_changed, a call and its result, a request cancelled, an answer nobody waits for).
+list_changed, a call and its result, a request cancelled, an answer nobody waits for). The
+tools/list walk itself (a generation begins, each page, the list published) is
+app.mcp.observed_walk's, as the simulated client's is app.mcp.gathering's.
 
 Alongside, the observer keeps a `ClientMirror` (app.mcp.mirror): the client as far as the wire
 shows it, with the same parts as the simulated client (`requests` by the ids the real client
@@ -29,15 +31,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import events as ev
-from . import jsonrpc, versions
-from .cache import Cache, CachedPage, Gathering
+from . import jsonrpc, observed_walk, versions
 from .events import Event
 from .jsonrpc import Message, RequestId
 from .lifecycle import ClientPhase
-from .mirror import CLIENT_ASKED, ClientMirror
+from .mirror import ClientMirror
 from .negotiation import modern_error
 from .requests import Pending
-from .tooldiff import diff_tools
 from .versions import Era
 
 __all__ = ["ClientMirror", "Observation", "SessionObserver"]
@@ -114,7 +114,7 @@ class SessionObserver:
             cursor = params.get("cursor")
             cursor = cursor if isinstance(cursor, str) else None
             if cursor is None or m.gathering is None:
-                events += self._walk_starts(at_ms)
+                events += observed_walk.walk_starts(m, at_ms)
             assert m.gathering is not None
             pending = Pending(method, m.gathering.generation, cursor)
         elif method == "tools/call":
@@ -124,23 +124,6 @@ class SessionObserver:
         elif method == "subscriptions/listen":
             events.append(ev.ListenSent(rid))
         m.requests.track(rid, pending)
-        return events
-
-    def _walk_starts(self, at_ms: int) -> list[Event]:
-        """A tools/list from page 1 (or a walk's first request): a new generation begins."""
-        m = self.mirror
-        events: list[Event] = []
-        if m.gathering is not None:  # the walk under way is left unfinished
-            events.append(ev.GatherAbandoned(m.gathering.generation))
-        cache = m.cache
-        if cache.valid and cache.expires_at_ms is not None and at_ms >= cache.expires_at_ms:
-            stale = [n for n, p in enumerate(cache.pages, 1) if at_ms >= p.expires_at_ms]
-            events.append(ev.CacheExpired(cache.generation, stale, len(cache.pages)))
-        reason = "list_changed" if m.list_changed_at_ms is not None else m.next_reason
-        m.generations += 1
-        m.gathering = Gathering(m.generations, reason)
-        m.list_changed_at_ms, m.next_reason = None, CLIENT_ASKED
-        events.append(ev.GatherStarted(m.generations, reason))
         return events
 
     def _cancelled(self, rid: Any, reason: str, *, stream_closed: bool = False) -> list[Event]:
@@ -246,7 +229,7 @@ class SessionObserver:
             m.server_info = _dict(_dict(result.get("_meta")).get(versions.META_SERVER_INFO))
             return [ev.Discovered(result.get("supportedVersions"), m.declares_list_changed())]
         if pending.method == "tools/list":
-            return self._page(pending, result, at_ms)
+            return observed_walk.page_arrived(m, pending, result, at_ms)
         if pending.call is not None:
             name = str(pending.call["name"])
             text = _text_of(result)
@@ -257,50 +240,6 @@ class SessionObserver:
             m.listening = False
             return [ev.ListenClosed()]
         return []
-
-    def _page(self, pending: Pending, result: dict[str, Any], at_ms: int) -> list[Event]:
-        m, g = self.mirror, self.mirror.gathering
-        if g is None or g.generation != pending.generation or pending.cancelled:
-            current = g.generation if g else m.cache.generation
-            return [ev.StaleResponse(pending.generation, current, pending.cancelled)]
-        tools = [t for t in result.get("tools") or [] if isinstance(t, dict)]
-        next_cursor = result.get("nextCursor")
-        next_cursor = next_cursor if isinstance(next_cursor, str) else None
-        g.pages.append(tools)
-        if m.era is Era.MODERN:  # only 2026-07-28 pages say how long they stay fresh
-            ttl = result.get("ttlMs")
-            ttl_ms = max(0, ttl) if isinstance(ttl, int) and not isinstance(ttl, bool) else 0
-            scope = result.get("cacheScope")
-            scope = scope if isinstance(scope, str) else None
-            g.entries.append(CachedPage(pending.cursor, tools, next_cursor, at_ms, ttl_ms, scope))
-        names = [t.get("name") for t in tools]
-        events: list[Event] = [ev.PageReceived(g.generation, len(g.pages), names, next_cursor)]
-        if next_cursor is None:
-            return [*events, self._published(g, at_ms)]
-        if next_cursor in g.cursors:  # a cursor the server already gave: a walk that loops
-            m.gathering = None
-            return [*events, ev.RepeatedCursor(next_cursor)]
-        g.cursors.append(next_cursor)
-        g.next_cursor = next_cursor
-        return events
-
-    def _published(self, g: Gathering, at_ms: int) -> Event:
-        """Every page of the walk has arrived: the client holds the whole list."""
-        m = self.mirror
-        m.gathering = None
-        tools = [t for page in g.pages for t in page]
-        before = m.cache.tools if m.cache.generation else []
-        named = [t for t in tools if isinstance(t.get("name"), str)]
-        changes = diff_tools([t for t in before if isinstance(t.get("name"), str)], named)
-        m.cache = Cache(g.generation, tools, list(g.entries), at_ms, True)
-        return ev.Published(
-            g.generation,
-            len(tools),
-            len(g.pages),
-            changes["added"],
-            changes["removed"],
-            changes["changed"],
-        )
 
 
 def _text_of(result: dict[str, Any]) -> str:
