@@ -3,10 +3,10 @@ against `mcp-lab mcp-server`, printing what it sees at each step.
 
 The script is assembled, not templated: the lesson's body comes from the trace's acts
 (app.examples.plan), one line of code per act under a comment naming the lab's step; the
-helpers it calls are copied by name out of app/examples/sdkpeer.py, with every definition they
-use and only the imports those need, so what a student reads is code that ruff, mypy and the
-tests have checked. The module reads sdkpeer.py as text and never imports it: the SDK is not a
-dependency of the lab itself.
+helpers it calls are copied by name out of app/examples/sdkpeer.py and sdkconnect.py, with every
+definition they use and only the imports those need, so what a student reads is code that ruff,
+mypy and the tests have checked. The module reads those files as text and never imports them:
+the SDK is not a dependency of the lab itself.
 """
 
 from __future__ import annotations
@@ -270,7 +270,8 @@ def example_script(scenario: Scenario, version: str, transport: str, lang: str =
 
 
 def _sorted_imports(lines: list[str]) -> list[str]:
-    """sdkpeer's order is already isort's: standard library, a blank line, third party."""
+    """extract.import_lines gives isort's order within a section: standard library, a blank line,
+    third party."""
     stdlib = [line for line in lines if line.split()[1].split(".")[0] not in {"anyio", "mcp"}]
     third = [line for line in lines if line not in stdlib]
     return [*stdlib, *([""] if stdlib and third else []), *third]
