@@ -4,9 +4,11 @@ What counts as an edge from module A to module B: any `import B` or `from B impo
 wherever it is written, since every one of them runs: at the top, inside a function (an import
 deferred to dodge a cycle is still that cycle), and under `if TYPE_CHECKING:`. TYPE_CHECKING-only
 imports count too, on purpose: such an import is still a dependency of A's design (A's types
-name B), and two of the cycles this test was written against (the client and its helpers,
-the script's verbs and their runner) hid behind TYPE_CHECKING only; the cure is the same for
-both kinds, to depend on something smaller that both can import (a Protocol, a core class).
+name B), and three of the cycles this test was written against (the client and its helpers,
+the script's verbs and their runner, the classroom service and the parts it builds) hid behind
+TYPE_CHECKING only; the cure is the same for both kinds, to depend on something smaller that
+both can import (a Protocol, as app.engine.stage and app.web.classroom.needs do, a core class).
+No cycle is tolerated, not even inside one package.
 `from P import name` is an edge to P.name when that is a module of app/, else to P. An import
 of `a.b.c` is an edge to `a.b.c` alone: Python runs the packages' `__init__` first, but a
 package that registers its own children is not the tangle this test is about.
@@ -18,21 +20,6 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "app"
-
-# Packages whose inner cycles another piece of work is removing: a cycle all of whose modules
-# are in one of them is tolerated (any other cycle, or one that reaches outside, fails). The
-# classroom's relay (fanout), frame builder (payload), results and timer name the Classroom
-# service that builds them in their types, and its pacing and socket import each other; a
-# Protocol of what they call on the service would end it. Issue 16's channel work and the room
-# work are reshaping these modules at the same time, so the exception names the package, not
-# one cycle of it.
-KNOWN_CYCLE_PACKAGES: dict[str, str] = {
-    "app.web.classroom": "issue 16 channel, room work",
-}
-
-
-def tolerated(cycle: frozenset[str]) -> bool:
-    return any(all(m.startswith(p + ".") for m in cycle) for p in KNOWN_CYCLE_PACKAGES)
 
 
 def module_names(root: Path) -> dict[str, Path]:
@@ -114,15 +101,8 @@ def cycles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
 def test_app_has_no_import_cycles() -> None:
     graph = import_graph(ROOT)
     assert len(graph) > 50, "the graph should cover every module of app/"
-    found = cycles(graph)
-    unknown = [sorted(c) for c in found if not tolerated(c)]
-    assert not unknown, f"import cycles in app/: {unknown}"
-
-
-def test_only_a_cycle_inside_a_known_package_is_tolerated() -> None:
-    inside = frozenset({"app.web.classroom.fanout", "app.web.classroom.service"})
-    reaching_out = frozenset({"app.web.classroom.service", "app.web.pages"})
-    assert tolerated(inside) and not tolerated(reaching_out)
+    found = [sorted(c) for c in cycles(graph)]
+    assert not found, f"import cycles in app/: {found}"
 
 
 def test_a_cycle_through_a_function_or_type_checking_import_is_found(tmp_path: Path) -> None:
@@ -134,4 +114,9 @@ def test_a_cycle_through_a_function_or_type_checking_import_is_found(tmp_path: P
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .face import f\n"
     )
     (package / "leaf.py").write_text("from app.parts import *\n")
-    assert cycles(import_graph(package)) == [frozenset({"app.face", "app.parts"})]
+    (package / "talk.py").write_text(
+        "import typing\nif typing.TYPE_CHECKING:\n    import app.rules\n"
+    )
+    (package / "rules.py").write_text("from . import talk\n")
+    found = sorted(sorted(c) for c in cycles(import_graph(package)))
+    assert found == [["app.face", "app.parts"], ["app.rules", "app.talk"]]

@@ -5,7 +5,8 @@ Modules: `codes` (join codes, secrets, QR), `room` (the room as data and its mov
 is in a room, as sockets that expire with their process, and the beat that keeps pages honest
 about the store), `render` (regions and
 deltas), `frames` (websocket frames encoded once), `fanout` (followers and the relay),
-`service` (the app's `Classroom`), `routes` (HTTP) and `socket` (the live websocket: who is on
+`service` (the app's `Classroom`; `needs`: what its parts call back of it, as Protocols),
+`routes` (HTTP) and `socket` (the live websocket: who is on
 it), served by its `conversation` (a student's commands) and `drive` (the instructor's); for
 the instructor beside the projector `pages` (speaker view, results, history) with `speaker`,
 `roster` (from the seats), `results` and `history` over the room's `ledger`, and `pacing` and

@@ -15,7 +15,7 @@ the room issued (its student cookie).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from flask import current_app
 from flask_babel import force_locale, gettext
@@ -27,13 +27,11 @@ from app.web.classroom.drive import DRIVING, drive, step_of
 from app.web.classroom.fanout import Follower
 from app.web.classroom.payload import seat
 from app.web.classroom.room import Room, RoomError
+from app.web.classroom.service import Classroom
 from app.web.classroom.store import StoreUnavailable
 from app.web.commands import Refused
 from app.web.overview import SHAPES
 from app.web.render import VIEWS
-
-if TYPE_CHECKING:
-    from app.web.classroom.service import Classroom
 
 
 def _local(html: str) -> bytes:

@@ -7,18 +7,41 @@ unless the socket carries the instructor's cookie.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from flask_babel import gettext
 
 from app.web import commands
 from app.web.classroom import pacing, timer
 from app.web.classroom import room as rooms
+from app.web.classroom.needs import Paces, Polls
+from app.web.classroom.payload import Follower
+from app.web.classroom.presence import Presence
+from app.web.classroom.room import Room
 from app.web.commands import Refused
 from app.web.session import same_event
 
-if TYPE_CHECKING:
-    from app.web.classroom.conversation import Conversation
+
+class Drives(Paces, Polls, Protocol):
+    """What the instructor's commands use of the Classroom service."""
+
+    @property
+    def presence(self) -> Presence: ...
+
+    def warm(self, room: Room, lang: str) -> None: ...
+
+
+class Driver(Protocol):
+    """The instructor's live socket as its commands see it (conversation.Conversation)."""
+
+    @property
+    def live(self) -> Drives: ...
+
+    @property
+    def f(self) -> Follower: ...
+
+    def room(self) -> Room: ...
+
 
 DRIVING = {"poll_open", "poll_close", "reveal", "end", "version", "transport", "play", "speed"}
 DRIVING |= {"pace", "gather"}
@@ -31,7 +54,7 @@ def step_of(value: Any) -> int:
     return int(value)
 
 
-def drive(talk: Conversation, name: Any, cmd: dict[str, Any]) -> list[bytes]:
+def drive(talk: Driver, name: Any, cmd: dict[str, Any]) -> list[bytes]:
     """The instructor's commands: each is one atomic change of the room in the store."""
     live, code = talk.live, talk.f.code
     room = talk.room()

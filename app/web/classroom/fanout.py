@@ -18,17 +18,15 @@ instructor's handler next writes, so a burst costs the instructor one frame, not
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from flask import Flask, has_request_context
 
 from app.web.channel import Message
 from app.web.classroom import frames
+from app.web.classroom.needs import Relays
 from app.web.classroom.payload import Follower, Payloads
 from app.web.classroom.room import Room
-
-if TYPE_CHECKING:
-    from app.web.classroom.service import Classroom
 
 __all__ = ["Follower", "Relay"]
 
@@ -36,7 +34,7 @@ __all__ = ["Follower", "Relay"]
 class Relay:
     """Room events → messages for the group layer (see the module docstring)."""
 
-    def __init__(self, app: Flask, live: Classroom) -> None:
+    def __init__(self, app: Flask, live: Relays) -> None:
         self.app = app
         self.live = live
         self.payloads = Payloads(live)

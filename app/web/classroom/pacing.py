@@ -11,18 +11,33 @@ see the room's `gathered` count grow in their bar and catch up by themselves.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from flask_babel import gettext
 
 from app.web.classroom import frames, results
 from app.web.classroom import room as rooms
+from app.web.classroom.needs import Paces
+from app.web.classroom.payload import Follower
 from app.web.classroom.room import Room
 from app.web.commands import Refused
 
-if TYPE_CHECKING:
-    from app.web.classroom.conversation import Conversation
-    from app.web.classroom.service import Classroom
+
+class Talk(Protocol):
+    """A student's live socket as its pace's rules see it (conversation.Conversation)."""
+
+    @property
+    def live(self) -> Paces: ...
+
+    @property
+    def f(self) -> Follower: ...
+
+    @property
+    def voter(self) -> str | None: ...
+
+    @property
+    def passed(self) -> set[int]:
+        """The questions this student answered right (a student-paced room)."""
 
 
 def _choice(value: Any, choices: int) -> int:
@@ -34,7 +49,7 @@ def _choice(value: Any, choices: int) -> int:
     return choice
 
 
-def may_go(talk: Conversation, room: Room, here: int, to: int) -> None:
+def may_go(talk: Talk, room: Room, here: int, to: int) -> None:
     """Refuse a student's move from `here` to `to` that the room's pace does not allow."""
     trace = talk.live.lab.trace(room.scenario, room.version, room.transport)
     if to >= len(trace):
@@ -45,7 +60,7 @@ def may_go(talk: Conversation, room: Room, here: int, to: int) -> None:
             raise Refused(gettext("Answer the question first: a right answer lets you go on."))
 
 
-def answer(talk: Conversation, room: Room, cmd: dict[str, Any]) -> list[bytes]:
+def answer(talk: Talk, room: Room, cmd: dict[str, Any]) -> list[bytes]:
     """A student's own answer at their step: right lets them go on, wrong says why."""
     f = talk.f
     here = room.step if f.attached else f.step
@@ -71,9 +86,7 @@ def answer(talk: Conversation, room: Room, cmd: dict[str, Any]) -> list[bytes]:
     return [frames.text_frame(frames.marker(None, "local") + html)]
 
 
-def drive(
-    live: Classroom, room: Room, name: str, cmd: dict[str, Any], counts: Any, last: int
-) -> None:
+def drive(live: Paces, room: Room, name: str, cmd: dict[str, Any], counts: Any, last: int) -> None:
     """The instructor's `pace` (each at their own pace) and `gather` (bring everyone to a step)."""
     now = time.time()
     if name == "pace":

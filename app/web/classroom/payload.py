@@ -15,13 +15,11 @@ import functools
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.web.classroom import frames, timer
+from app.web.classroom.needs import Renders
 from app.web.classroom.room import Room
-
-if TYPE_CHECKING:
-    from app.web.classroom.service import Classroom
 
 KEPT = 512  # delta bodies kept: shared by every room on the same scenario, language and step
 
@@ -50,7 +48,7 @@ def seat(code: str, lang: str, audience: str, attached: bool, shape: str = "") -
 class Payloads:
     """The frames' text per room event and kind of follower (see the module docstring)."""
 
-    def __init__(self, live: Classroom) -> None:
+    def __init__(self, live: Renders) -> None:
         self.live = live
         self._bodies: OrderedDict[Hashable, str] = OrderedDict()
 

@@ -26,7 +26,6 @@ import threading
 import time
 import uuid
 from collections.abc import Hashable
-from typing import TYPE_CHECKING
 
 from flask import render_template
 from flask_babel import force_locale
@@ -35,12 +34,10 @@ from app.web import concurrency
 from app.web.channel import Channel, Message
 from app.web.classroom import timer
 from app.web.classroom.errors import StoreUnavailable
+from app.web.classroom.needs import Hosts
 from app.web.classroom.payload import Follower
 from app.web.classroom.seats import Seat, parse
 from app.web.classroom.store import instructors_group
-
-if TYPE_CHECKING:
-    from app.web.classroom.service import Classroom
 
 OUTAGE = (1013, "store unavailable")  # the close a page retries with backoff
 ENDED = "room ended"  # a close reason the page does not retry
@@ -49,7 +46,7 @@ ENDED = "room ended"  # a close reason the page does not retry
 class Presence:
     """This process's sockets per room, and its presence beat (see the module docstring)."""
 
-    def __init__(self, live: Classroom, ttl: float) -> None:
+    def __init__(self, live: Hosts, ttl: float) -> None:
         self.live = live
         self.ttl = max(1.0, ttl)
         self.interval = self.ttl / 3

@@ -15,14 +15,12 @@ the counts. Steps count from 1, as the screen does.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from app.web import i18n
 from app.web.classroom import room as rooms
+from app.web.classroom.needs import Records
 from app.web.classroom.room import Room
-
-if TYPE_CHECKING:
-    from app.web.classroom.service import Classroom
 
 VOTES_KEPT = 20000
 
@@ -68,7 +66,7 @@ def self_item(voter: str, version: str, transport: str, step: int, choice: int) 
     return f"{version}\t{transport}\t{step}\t{voter}\t{choice}"
 
 
-def _own_pace(live: Classroom, room: Room) -> list[dict[str, Any]]:
+def _own_pace(live: Records, room: Room) -> list[dict[str, Any]]:
     """The questions students answered on their own (poll 0), by step, with their answers."""
     groups: dict[tuple[str, str, int], list[str]] = {}
     for item in live.ledger.read(self_log(room.code)):
@@ -91,7 +89,7 @@ def _own_pace(live: Classroom, room: Room) -> list[dict[str, Any]]:
     return out
 
 
-def polls(live: Classroom, room: Room) -> list[dict[str, Any]]:
+def polls(live: Records, room: Room) -> list[dict[str, Any]]:
     """The room's polls, oldest first (the open one with its counts so far), then the questions
     students answered at their own pace; each with `items`, its answers as cast."""
     poll = room.poll
@@ -103,7 +101,7 @@ def polls(live: Classroom, room: Room) -> list[dict[str, Any]]:
     return polled + _own_pace(live, room)
 
 
-def questions(live: Classroom, room: Room) -> list[dict[str, Any]]:
+def questions(live: Records, room: Room) -> list[dict[str, Any]]:
     """The public results of every poll of the room (see the module docstring)."""
     out = []
     for p in polls(live, room):
@@ -112,7 +110,7 @@ def questions(live: Classroom, room: Room) -> list[dict[str, Any]]:
     return out
 
 
-def shown(live: Classroom, room: Room, lang: str) -> list[dict[str, Any]]:
+def shown(live: Records, room: Room, lang: str) -> list[dict[str, Any]]:
     """The results with their texts in `lang`, for the results screen, which the projector
     shows: a question whose answer the room has not revealed keeps it (and what depends on it)
     `secret` until the room reveals it or ends."""
@@ -141,7 +139,7 @@ def shown(live: Classroom, room: Room, lang: str) -> list[dict[str, Any]]:
     return out
 
 
-def own(live: Classroom, room: Room, voter: str) -> dict[str, int]:
+def own(live: Records, room: Room, voter: str) -> dict[str, int]:
     """One student's summary: questions polled, answered, and right at their last answer."""
     asked = polls(live, room)
     answered = right = 0
@@ -157,7 +155,7 @@ class Writer(Protocol):
     def writerow(self, row: Iterable[Any], /) -> Any: ...
 
 
-def write_csv(writer: Writer, live: Classroom, room: Room, lang: str) -> None:
+def write_csv(writer: Writer, live: Records, room: Room, lang: str) -> None:
     """Every poll of the room as CSV rows: one per choice, with the question's class results
     (the share right at the first answer, the most chosen wrong choice); each row ends with
     the choice's votes and whether it is right, as the CSV always did."""

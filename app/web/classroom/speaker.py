@@ -9,14 +9,12 @@ the projector's poll shows the answer only once it is revealed.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.web import i18n
 from app.web.classroom import roster, timer
+from app.web.classroom.needs import Records
 from app.web.classroom.room import Room
-
-if TYPE_CHECKING:
-    from app.web.classroom.service import Classroom
 
 
 def notes(scenario: Any, action: int, lang: str) -> str:
@@ -28,7 +26,7 @@ def notes(scenario: Any, action: int, lang: str) -> str:
     return i18n.pick(script[action].get("teach"), lang)
 
 
-def context(live: Classroom, room: Room, lang: str) -> dict[str, Any]:
+def context(live: Records, room: Room, lang: str) -> dict[str, Any]:
     trace = live.lab.trace(room.scenario, room.version, room.transport)
     step = min(room.step, len(trace) - 1)
     here = trace[step]

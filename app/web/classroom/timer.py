@@ -19,13 +19,11 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.web.classroom import room as rooms
+from app.web.classroom.needs import Polls
 from app.web.classroom.room import Room, RoomError
-
-if TYPE_CHECKING:
-    from app.web.classroom.service import Classroom
 
 CHOICES = (0, 30, 60, 90, 120)  # seconds a poll may run (0: until closed by hand)
 SAY_AT = 10  # seconds left when a student's screen reader hears the time (and at the start)
@@ -66,7 +64,7 @@ def running(room: Room) -> int:
     return left(deadline(room))
 
 
-def close_due(live: Classroom, found: Iterable[Room], now: float | None = None) -> float:
+def close_due(live: Polls, found: Iterable[Room], now: float | None = None) -> float:
     """Close the polls of `found` whose time is up; the earliest deadline still ahead (0: none)."""
     now = time.time() if now is None else now
     ahead = 0.0
@@ -79,6 +77,6 @@ def close_due(live: Classroom, found: Iterable[Room], now: float | None = None) 
     return ahead
 
 
-def _close(live: Classroom, code: str, poll_id: int, counts: list[int] | None, now: float) -> None:
+def _close(live: Polls, code: str, poll_id: int, counts: list[int] | None, now: float) -> None:
     with contextlib.suppress(KeyError, RoomError):  # the room ended or expired meanwhile
         live.store.change(code, lambda r: rooms.time_up(r, now, poll_id, counts))
