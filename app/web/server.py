@@ -66,7 +66,7 @@ def freeze_loaded(worker: Any) -> None:
     no pass walks them again (objects among them that die are still freed by reference
     counting; only a frozen cycle waits for the process to end). A class joining adds ~100
     objects a follower that live as long as it stays: at the default thresholds a full pass
-    came every 70k allocations, 6 to 8 of up to 230 ms of CPU while 5,000 joined. Ten times
+    came every 70k allocations, 6 or 7 of up to 230 ms of CPU while 5,000 joined. Ten times
     rarer, none came then; the young passes keep their size (docs/BENCHMARKS.md).
     """
     _ = worker.wsgi.extensions["lab"].library  # loaded by LabServer.load; here for a given app
