@@ -116,3 +116,28 @@ def test_each_kind_of_member_gets_its_payload_rendered_once_per_process(layers):
     here.send("room:A", {"n": 7})
     wait_for(lambda: all(m.got == [f"7:{m.tag}"] for m in members))
     assert sorted(renders.calls) == [(7, "en"), (7, "zh")]
+
+
+def test_sends_waiting_for_a_slow_redis_are_bounded() -> None:
+    """While the publisher waits on a Redis that stalls, a class's counts do not pile up."""
+    import threading
+
+    import app.web.redis_groups as redis_groups
+
+    stalled = threading.Event()
+
+    class Stalled:
+        def pipeline(self, transaction: bool = False) -> Any:
+            stalled.wait(10)  # the publisher is held, as by a Redis that does not answer
+            raise redis.ConnectionError("stalled")
+
+    groups = redis_groups.RedisGroups(Stalled(), lambda group, event: None)  # type: ignore[arg-type]
+    try:
+        # The publisher takes what is queued once (at most OUTBOX), then is held: of three
+        # outboxes' worth, at least one is dropped whenever it took its share.
+        for n in range(3 * redis_groups.OUTBOX):
+            groups.send("instructors:ABC", {"kind": "students", "n": n})
+        assert len(groups._outbox) == redis_groups.OUTBOX
+        assert groups.dropped_sends >= redis_groups.OUTBOX
+    finally:
+        stalled.set()

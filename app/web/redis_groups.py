@@ -31,6 +31,10 @@ from app.web import concurrency
 from app.web.groups import Event, LocalGroups, Render
 
 CHANNELS = "lab:group:"
+# Sends waiting for the publisher, at most: a Redis that stalls (not refuses) holds the
+# publisher up to its socket timeout, and a class's counts must not pile up meanwhile. Only
+# counts go this way (each replaced by the next), so one dropped past the bound costs nothing.
+OUTBOX = 4096
 
 
 class RedisGroups(LocalGroups):
@@ -44,6 +48,7 @@ class RedisGroups(LocalGroups):
         self._outbox: list[tuple[str, str]] = []  # (Redis channel, event): sends to publish
         self._publishing = False
         self._out = threading.Lock()
+        self.dropped_sends = 0  # sends past OUTBOX while Redis was slow, since start
 
     def start(self) -> None:
         """Subscribe and start this process's listener (raises redis' errors when it is down)."""
@@ -62,6 +67,9 @@ class RedisGroups(LocalGroups):
         """Publish `event` to `group` in every process, in the order of this process's sends,
         without waiting for Redis (see the module docstring)."""
         with self._out:
+            if len(self._outbox) >= OUTBOX:
+                self.dropped_sends += 1
+                return
             self._outbox.append((CHANNELS + group, json.dumps(event)))
             if self._publishing:
                 return
