@@ -551,7 +551,12 @@ def test_a_socket_that_resumes_after_a_drop_gets_every_region_and_a_first_one_on
     keeps) and sends only what differs; one that resumes (`resume=1`, viewer.js after a drop)
     cannot know what the page kept, and sends every region."""
     first, _, _ = run(ctx, query={"step": "1"})
-    assert 'id="panel-overview"' not in "".join(first.sent)  # the page already shows step 1
+    opened = "".join(first.sent)
+    assert 'id="panel-overview"' not in opened  # the page already shows step 1
+    # nor are the tabs and the player swapped under a keyboard user's focus: only the alert
+    # (filled in place) says the socket serves
+    assert 'id="tabs"' not in opened and 'id="player"' not in opened
+    assert 'id="alert"' in opened
     resumed, _, _ = run(ctx, query={"step": "1", "resume": "1"})
     sent = "".join(resumed.sent)
     for region in ("status", "timeline", "panel-overview", "panel-transport", "lesson", "tabs"):

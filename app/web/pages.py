@@ -29,7 +29,6 @@ from app.web.scene import Scene, drafts
 PANELS = tuple(view.panel for view in panels.VIEWS)
 STEP = ("trace", "status", "counter", "narration", "checkpoint", "summary", "stepper", *PANELS)
 SHARED = ("masthead", "toolbar", "lesson", *STEP, "timeline", "shortcuts")
-OWN = ("tabs", "player", "alert")
 
 
 def env(lab: Lab, s: Scene) -> dict[str, Any]:

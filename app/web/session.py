@@ -25,7 +25,7 @@ from app.web import commands
 from app.web.channel import Closed
 from app.web.lab import Lab
 from app.web.pacer import Pacer
-from app.web.pages import OWN, alert_html, drawn, frame
+from app.web.pages import alert_html, drawn, frame
 from app.web.render import Viewer, gate
 from app.web.verbs import (
     COMMANDS,
@@ -63,9 +63,10 @@ def opening(lab: Lab, v: Viewer, pacer: Pacer) -> list[str]:
         v.step = 0
         v.step = gate(lab, v, wanted)
         alert = first_question() if v.step != wanted else ""
-        # at least this connection's own regions (tabs, player, alert), as it always said
-        # first, so the page (or a script) hears the socket is serving
-        return _say(lab, v, pacer, alert, again=OWN)
+        # at least the alert (filled in place, no element replaced), so the page or a script
+        # hears the socket is serving; the tabs and the player are sent only when they differ
+        # from the first paint, since swapping them moves a keyboard user's focus
+        return _say(lab, v, pacer, alert, again=("alert",))
 
 
 # What a command says again even when it changed nothing there: a choice made again is answered
