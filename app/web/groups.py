@@ -21,6 +21,7 @@ from collections.abc import Callable, Hashable
 from typing import Any, Protocol
 
 from app.web.channel import Message
+from app.web.outbound import offer_all
 
 Event = dict[str, Any]
 Render = Callable[[str, Event], Message | None]
@@ -92,11 +93,10 @@ class LocalGroups:
             return
         if message is None:
             return
-        for member in members:
-            if not member.offer(message):
-                self.dropped += 1
-                self.discard(group, member)
-                member.abort()
+        for member in offer_all(members, message):
+            self.dropped += 1
+            self.discard(group, member)
+            member.abort()
 
 
 class MemoryGroups(LocalGroups):
