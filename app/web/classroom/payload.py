@@ -58,14 +58,22 @@ class Payloads:
             notice = frames.marker(room.seq, "notice", room.step)
             return notice + live.bar_html(room, f.lang, attached=False)
         mark = frames.marker(room.seq, "delta", room.step)
-        if f.audience == "instructor":  # with the poll's counts: never shared
-            body = live.change_html(room, before, f.lang, f.audience, f.shape)
-            return mark + body + live.controls_html(room, f.lang)
-        # A following student's page already says "Following your instructor": the change is
-        # all it needs, and it is the same for every room at the same place in the same lesson.
+        # The change is the same for every room at the same place in the same lesson (and for
+        # the instructor's page, when no poll's counts are in it): kept, and drawn ahead by
+        # the warm-up (warmup.py).
         now = (room.version, room.transport, room.step, room.phase(), live.poll_id(room, room.step))
         key = (room.scenario, _place(before), before.get("paced"), now, room.paced, f.lang, f.shape)
-        body = self._body(key, lambda: live.change_html(room, before, f.lang, f.audience, f.shape))
+
+        def change() -> str:
+            return live.change_html(room, before, f.lang, f.audience, f.shape)
+
+        if f.audience == "instructor":
+            counted = room.poll is not None and room.poll.step == room.step
+            body = change() if counted else self._body((*key, f.audience), change)
+            return mark + body + live.controls_html(room, f.lang)
+        # A following student's page already says "Following your instructor": the change is
+        # all it needs.
+        body = self._body(key, change)
         # A room that went student-paced (or came back from it) says so in the bar.
         paced = room.paced or room.gathered
         clock = live.clock_html(room, f.lang) if timer.starts(room, before) else ""

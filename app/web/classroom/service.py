@@ -24,10 +24,12 @@ from app.web.classroom import ledger as ledgers
 from app.web.classroom import room as rooms
 from app.web.classroom.backends import open_backends
 from app.web.classroom.fanout import Follower, Relay
+from app.web.classroom.payload import Payloads
 from app.web.classroom.presence import Presence
 from app.web.classroom.render import Cursor, change, regions
 from app.web.classroom.room import Room
 from app.web.classroom.store import RoomStore
+from app.web.classroom.warmup import Warmup
 from app.web.draw import Target
 from app.web.groups import Groups
 from app.web.lab import Lab
@@ -41,7 +43,8 @@ class Classroom:
         self._ledger: ledgers.Ledger | None = None
         self._groups: Groups | None = None
         self._lock = threading.Lock()
-        self._warmed: set[tuple[str, str, str, str]] = set()
+        self._relay: Relay | None = None
+        self.warmup = Warmup(app, self)
         self._fulls: OrderedDict[tuple[str, int, str], bytes] = OrderedDict()
         self.presence = Presence(self, float(self.config.get("LIVE_PRESENCE_SECONDS", 30)))
 
@@ -55,10 +58,17 @@ class Classroom:
         if self._store is None:
             with self._lock:
                 if self._store is None:
-                    relay = Relay(self.app, self)
+                    relay = self._relay = Relay(self.app, self)
                     store, self._groups = open_backends(self.config, relay.render, self.app.logger)
                     self._store = store
         return self._store
+
+    @property
+    def payloads(self) -> Payloads:
+        """The relay's frames' text per room event and kind of follower (payload.py)."""
+        self.store  # noqa: B018 (opens the store and its relay)
+        assert self._relay is not None
+        return self._relay.payloads
 
     @property
     def ledger(self) -> ledgers.Ledger:
@@ -117,30 +127,8 @@ class Classroom:
         return self.store.counts(room.code, poll.id, poll.choices)
 
     def warm(self, room: Room, lang: str) -> None:
-        """Render the room's steps in `lang` ahead of the class, in the background.
-
-        The markup cache is shared by every room on the same scenario, so each step is
-        rendered once per process and language anyway; doing it while the instructor shows
-        the join code keeps it off the moment a step goes out to the whole room.
-        """
-        key = (room.scenario, room.version, room.transport, lang)
-        with self._lock:
-            if key in self._warmed:
-                return
-            self._warmed.add(key)
-        threading.Thread(target=self._warm, args=key, name="live-warm", daemon=True).start()
-
-    def _warm(self, sid: str, version: str, transport: str, lang: str) -> None:
-        try:
-            with self.app.test_request_context("/"):
-                steps = len(self.lab.trace(sid, version, transport))
-                for step in range(steps):
-                    for audience in ("student", "instructor"):  # (the instructor's has more)
-                        at = Cursor(sid, version, transport, step, lang, audience=audience)
-                        regions(self.lab, at, target="room")
-                    time.sleep(0)  # a greenlet under gevent: let the sockets run between steps
-        except Exception:  # a render bug shows when the step is sent; never kill the process
-            self.app.logger.exception("warming %s %s %s %s failed", sid, version, transport, lang)
+        """Draw the room's lesson in `lang` ahead of the class, in the background (warmup.py)."""
+        self.warmup.start(room, lang)
 
     # What pages show ------------------------------------------------------------------------
 
