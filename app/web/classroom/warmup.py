@@ -72,7 +72,8 @@ class Warmup:
         lab = self.live.lab
         for step in range(len(lab.trace(sid, version, transport))):
             for audience in AUDIENCES:
-                regions(lab, Cursor(sid, version, transport, step, lang, audience=audience))
+                at = Cursor(sid, version, transport, step, lang, audience=audience)
+                regions(lab, at, target="room")  # as a room draws them (bodies load apart)
             time.sleep(0)  # a greenlet under gevent: let the sockets run between steps
 
     def _changes(self, room: Room, lang: str) -> None:
