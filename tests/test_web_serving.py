@@ -14,6 +14,7 @@ import contextlib
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -62,7 +63,11 @@ def get(url: str, timeout: float = 10) -> tuple[int, float]:
         return response.status, time.monotonic() - started
 
 
-def start(tmp: Path, name: str, **env: str) -> tuple[subprocess.Popen[bytes], Served]:
+def start(
+    tmp: Path, name: str, session: bool = False, **env: str
+) -> tuple[subprocess.Popen[bytes], Served]:
+    """`mcp-lab serve` on a free port, logging to tmp/<name>.log; in a session of its own (as
+    a terminal's foreground job is) when `session`."""
     port = free_port()
     log = tmp / f"{name}.log"
     with log.open("wb") as out:  # the child keeps its own copy of the descriptor
@@ -72,6 +77,7 @@ def start(tmp: Path, name: str, **env: str) -> tuple[subprocess.Popen[bytes], Se
             env=os.environ | env,
             stdout=out,
             stderr=subprocess.STDOUT,
+            start_new_session=session,
         )
     return process, Served(f"http://127.0.0.1:{port}", log, process.pid)
 
@@ -364,3 +370,26 @@ def test_memory_stays_flat_under_a_stream_of_bad_frames(lab):
     finally:
         abort(s)
     clean(lab)
+
+
+@pytest.mark.parametrize("stop", ["sigterm", "ctrl-c"])
+def test_a_stop_ends_the_quiet_worker_at_once_and_says_only_that_it_stopped(tmp_path, stop):
+    # The worker's loop waits 10 s between its words to the arbiter (app.web.worker); a stop
+    # must cut that wait short. If it did not, the arbiter would kill the worker when its 5 s
+    # of grace ran out, and say so in the log instead of the worker's own exit. Ctrl-C reaches
+    # the worker from the terminal and from the arbiter: one exit, and no traceback either way.
+    process, served = start(tmp_path, "stopping", session=True)
+    try:
+        ready(served, process)
+        time.sleep(1.5)  # past the loop's first second: the worker waits in its long wait
+        if stop == "sigterm":
+            process.terminate()
+        else:  # the terminal signals its foreground process group
+            os.killpg(process.pid, signal.SIGINT)
+        process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    log = served.text()
+    assert "Worker exiting" in log and "Shutting down: Master" in log, log
+    assert "SIGKILL" not in log and "Traceback" not in log and "Exception" not in log, log

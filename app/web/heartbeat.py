@@ -10,7 +10,10 @@ handler: a classroom is thousands of idle sockets, and waking each handler every
 write two bytes cost more than the step they were waiting for; the loop wakes nobody, and a
 peer's pong is noted by its reader without waking its handler either. Why a queue by due time
 rather than a scan: a scan touched every socket each tick (a microsecond per socket per
-second, an eighth of what a step's send costs per follower), the queue only the due ones.
+second, an eighth of what a step's send costs per follower), the queue only the due ones. Why
+it sleeps until the soonest beat is due rather than for a fixed tick: a class that sits still
+pings nobody for 25 s, and a wake after a quiet second runs cold (it showed in the idle
+server's CPU, docs/BENCHMARKS.md); a channel due sooner than the loop's wake stirs it.
 """
 
 from __future__ import annotations
@@ -37,11 +40,15 @@ class Heartbeat:
     """The loop over this process's channels (see the module docstring)."""
 
     def __init__(self, interval: float) -> None:
-        self.tick = max(0.05, min(1.0, interval / 4))  # how late a ping or a reaping may be
+        self.interval = interval
+        # The shortest sleep: beats due within a tick of each other go in one wake.
+        self.tick = max(0.05, min(1.0, interval / 4))
         self._due: list[Entry] = []  # a heap: the next beat of each channel, soonest first
         self._order = itertools.count()  # ties never compare channels
         self._lock = threading.Lock()
         self._running = False
+        self._wake = 0.0  # when the loop wakes next, by the monotonic clock
+        self._stirred = threading.Event()  # a channel due before that
 
     def watch(self, channel: Beating) -> None:
         due = channel.beat(time.monotonic())
@@ -52,14 +59,25 @@ class Heartbeat:
             if not self._running:
                 self._running = True
                 concurrency.spawn(self._loop)
+            elif due < self._wake:
+                self._stirred.set()
 
     def watched(self) -> int:
         """How many channels are waiting for a beat (closed ones leave at their next)."""
         return len(self._due)
 
+    def pause(self, now: float) -> float:
+        """How long the loop sleeps from `now`: until the soonest beat is due (a whole interval
+        with nothing watched), at least a tick."""
+        with self._lock:
+            soonest = self._due[0][0] if self._due else now + self.interval
+            self._wake = max(soonest, now + self.tick)
+            return self._wake - now
+
     def _loop(self) -> None:
         while True:
-            time.sleep(self.tick)
+            self._stirred.wait(self.pause(time.monotonic()))
+            self._stirred.clear()
             self.run(time.monotonic())
 
     def run(self, now: float) -> None:
