@@ -220,6 +220,7 @@ def test_redis_rooms_expire_after_the_idle_time(redis_url: str) -> None:
 def test_polls_open_close_reveal_and_keep_their_counts() -> None:
     r = rooms.open_poll(room(), 1.0, 3, 1)
     assert r.phase() == "open" and r.poll is not None
+    assert rooms.Room.from_json(r.to_json()) == r  # its poll too
     with pytest.raises(rooms.RoomError):
         rooms.open_poll(r, 1.0, 3, 1)
     r = rooms.close_poll(r, 2.0, [2, 1, 0])
