@@ -52,11 +52,11 @@ from loadgen import (
     hung_up,
     in_order,
     open_many,
+    open_room,
     percentile,
     rss_kib,
     serving_pids,
     settle,
-    start_room,
     stuck_reader,
     wait_port,
 )
@@ -78,11 +78,7 @@ async def lab_run(
     port = free_port()
     proc = lab_server(port, workers, redis_url)
     try:
-        code, cookie = start_room(port)
-        path = f"/live/{code}/ws"
-        teacher = Follower()
-        await teacher.open(port, path, cookie)
-        await asyncio.sleep(0.5)
+        teacher, path = await open_room(port)
         pids = serving_pids(proc.pid)
         rss0 = rss_kib(pids)
         followers = await open_many(n, port, path, keep_first=True)

@@ -34,13 +34,12 @@ from pathlib import Path
 import servers
 from fanout import bare_run
 from loadgen import (
-    Follower,
     cpu_seconds,
     free_port,
     open_many,
+    open_room,
     serving_pids,
     settle,
-    start_room,
 )
 
 # Put into the lab's worker when it starts (after gevent patched it): each group send of 100
@@ -105,11 +104,7 @@ async def lab_split(n: int, steps: int, log: Path) -> dict[str, list[float]]:
     port = free_port()
     proc = servers.lab_server(port, 1, None)
     try:
-        code, cookie = start_room(port)
-        path = f"/live/{code}/ws"
-        teacher = Follower()
-        await teacher.open(port, path, cookie)
-        await asyncio.sleep(0.5)
+        teacher, path = await open_room(port)
         pids = serving_pids(proc.pid)
         followers = await open_many(n, port, path, keep_first=True)
         await settle(followers, 0)

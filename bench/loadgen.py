@@ -199,6 +199,16 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else float("nan")
 
 
+async def open_room(port: int) -> tuple[Follower, str]:
+    """A new pagination room with its instructor's socket open: (that socket, the room's path)."""
+    code, cookie = start_room(port)
+    path = f"/live/{code}/ws"
+    teacher = Follower()
+    await teacher.open(port, path, cookie)
+    await asyncio.sleep(0.5)
+    return teacher, path
+
+
 async def open_many(n: int, port: int, path: str, keep_first: bool = False) -> list[Follower]:
     followers = [Follower() for _ in range(n)]
     followers[0].keep = keep_first
