@@ -171,14 +171,18 @@ async () => {
       setTimeout(poll, 20);
     })();
   });
+  // A result htmx has swapped in but not yet settled has buttons it has not taken over: a
+  // click then is the form's own submit, a page load (the editor without script). Wait for
+  // the swap to settle before each click, the first included.
+  const settled = () => !document.querySelector(".htmx-request, .htmx-swapping, .htmx-settling");
   let seen = 1;
   const tabs = ["overview", "transport", "transform", "output"];
+  await wait(() => counter() && settled());
   while (counter().dataset.step !== counter().dataset.last) {
     const at = counter().dataset.step;
     document.getElementById("tab-" + tabs[seen % 4]).click();
     document.getElementById("author-step-3").click();
-    await wait(() => counter() && counter().dataset.step !== at &&
-                     !document.querySelector(".htmx-request, .htmx-swapping, .htmx-settling"));
+    await wait(() => counter() && counter().dataset.step !== at && settled());
     seen += 1;
   }
   return seen;
