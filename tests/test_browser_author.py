@@ -44,6 +44,14 @@ def watched(browser: Browser, base: str, *, csp: bool = True) -> tuple[Page, lis
     return page, problems
 
 
+def settled(page: Page) -> None:
+    """Wait until htmx has settled what it swapped in: until then a new result's buttons are
+    not yet htmx's, and a click is the form's own submit (a page load, as without script)."""
+    page.wait_for_function(  # a function, not an expression: the page's CSP forbids eval
+        "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')"
+    )
+
+
 def test_an_error_shows_its_line_and_the_fix_brings_the_preview_back(browser, lab):
     page, problems = watched(browser, lab)
     try:
@@ -69,14 +77,17 @@ def test_an_error_shows_its_line_and_the_fix_brings_the_preview_back(browser, la
         expect(page.locator("#author-gutter .bad")).to_have_count(0)
         counter = page.locator("#author-counter")
         expect(counter).to_have_attribute("data-step", "1")
+        settled(page)
         page.get_by_role("button", name="Next").click()
         expect(counter).to_have_attribute("data-step", "2")
+        settled(page)
         page.get_by_role("button", name="Last").click()
         expect(counter).to_have_attribute("data-step", counter.get_attribute("data-last") or "")
         # The views are tabs, and the one chosen stays chosen across steps.
         page.get_by_role("tab", name="Transport").click()
         expect(page.locator("#panel-transport")).to_be_visible()
         expect(page.locator("#panel-overview")).to_be_hidden()
+        settled(page)
         page.get_by_role("button", name="First").click()
         expect(counter).to_have_attribute("data-step", "1")
         expect(page.locator("#panel-transport")).to_be_visible()
