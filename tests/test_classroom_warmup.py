@@ -5,6 +5,7 @@ drawn on demand."""
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import pytest
@@ -66,3 +67,19 @@ def test_a_warmed_lesson_sends_each_step_undrawn_and_the_same_as_drawn(lang: str
             if a != b:
                 base = f"/scenario/{LESSON[0]}/"
                 assert client.get(base + a + query).data == client.get(base + b + query).data
+
+
+def test_each_lesson_is_warmed_once_per_language_and_only_for_the_audience_that_opened() -> None:
+    app = create_app({"TESTING": True})
+    warmup = app.extensions["classroom"].warmup
+    ran: list[tuple[str, tuple[str, ...]]] = []
+    warmup.run = lambda room, lang, audiences: ran.append((lang, audiences))
+    room = rooms.new_room("WARM02", *LESSON, "", 0.0)
+    warmup.start(room, "zh", ("student",))  # a student's socket in Chinese
+    warmup.start(room, "zh", ("student",))  # and another: nothing more to draw
+    warmup.start(room, "zh", AUDIENCES)  # the instructor's lesson change: the rest
+    deadline = time.monotonic() + 30
+    while len(ran) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.1)  # (a third run would have started by now)
+    assert sorted(ran) == [("zh", ("instructor",)), ("zh", ("student",))]

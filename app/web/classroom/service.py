@@ -29,7 +29,7 @@ from app.web.classroom.presence import Presence
 from app.web.classroom.render import Cursor, change, regions
 from app.web.classroom.room import Room
 from app.web.classroom.store import RoomStore
-from app.web.classroom.warmup import Warmup
+from app.web.classroom.warmup import AUDIENCES, Warmup
 from app.web.draw import Target
 from app.web.groups import Groups
 from app.web.lab import Lab
@@ -126,9 +126,10 @@ class Classroom:
             return None
         return self.store.counts(room.code, poll.id, poll.choices)
 
-    def warm(self, room: Room, lang: str) -> None:
-        """Draw the room's lesson in `lang` ahead of the class, in the background (warmup.py)."""
-        self.warmup.start(room, lang)
+    def warm(self, room: Room, lang: str, audiences: tuple[str, ...] = AUDIENCES) -> None:
+        """Draw the room's lesson in `lang` for `audiences` ahead of the class, in the
+        background (warmup.py)."""
+        self.warmup.start(room, lang, audiences)
 
     # What pages show ------------------------------------------------------------------------
 

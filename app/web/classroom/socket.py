@@ -78,7 +78,7 @@ def classroom_socket(ch: Channel, code: str) -> None:
             return
         for group in groups:
             live.groups.add(group, ch)
-        live.warm(room, lang)
+        live.warm(room, lang, (audience,))  # its kind of page, not every kind
         talk.serve()
     except StoreUnavailable:
         current_app.logger.warning("live socket %s: the room store went away", room.code)
