@@ -14,7 +14,9 @@ send and the handler share.
 
 Only the handler's own greenlet and a group sender ever write, each holding the write turn
 (`_writing`): the sender only tries it (never waits for it), so one stuck socket never slows a
-group send.
+group send. Under gevent the channel is its own write turn (concurrency.Turn), and `_queued`
+says whether anything may be queued: offer_all reads both for every member, from the member's
+own slots (each object more it reads per member costs a group send a cache miss per member).
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ class _Close:
         self.reason = reason
 
 
-class Outbound:
+class Outbound(concurrency.Turn):
     """A websocket's writing side (see the module docstring); `tag` says, for group sends,
     which payload this member takes (the handler sets and changes it)."""
 
@@ -69,6 +71,7 @@ class Outbound:
         "_in",
         "_latest",
         "_queue",
+        "_queued",
         "_raw",
         "_writing",
         "bell",
@@ -91,8 +94,12 @@ class Outbound:
         self.settings = settings
         self.tag = tag
         self.bell = threading.Event()  # rung by the reader and by group sends
-        self._writing: Any = concurrency.write_turn()
+        self.held = False
+        self._writing: Any = self if concurrency.cooperative() else threading.Lock()
         self._queue: deque[Any] = deque()
+        # Set before anything is queued, cleared by the writer that emptied the queue; read
+        # only by offer_all's inline path, which runs under gevent alone.
+        self._queued = False
         self._latest: dict[str, Message | bytes] = {}
         self._in = inbox  # the protocol's state: what the peer sent, and this side's close
         self.open = True
@@ -147,8 +154,7 @@ class Outbound:
         try:
             sent = self._raw.send(frame, DONTWAIT)
             if sent < len(frame):  # the rest goes first, before any later frame
-                self._queue.append(frame[sent:])
-                self.bell.set()
+                self._put(frame[sent:])
             return True
         except BlockingIOError:
             pass
@@ -163,14 +169,17 @@ class Outbound:
     def _enqueue(self, message: Message, frame: bytes | None) -> bool:
         if not self.open or (frame is None and message.close is None):
             return True
-        queue = self._queue
-        if len(queue) >= self.settings.queue:
+        if len(self._queue) >= self.settings.queue:
             return False
-        queue.append(message)
+        self._put(message)
         if message.close is not None:
-            queue.append(_Close(message.close))
-        self.bell.set()
+            self._put(_Close(message.close))
         return True
+
+    def _put(self, item: Any) -> None:
+        self._queued = True
+        self._queue.append(item)
+        self.bell.set()
 
     # Writing -----------------------------------------------------------------------------------
 
@@ -186,6 +195,7 @@ class Outbound:
             frame = item if isinstance(item, bytes) else item.frame(self.tag)
             if frame:
                 self._write(frame)
+        self._queued = False  # (under gevent, no switch since the queue was seen empty)
         while latest:
             kind = next(iter(latest))
             value = latest.pop(kind)
@@ -220,7 +230,8 @@ def offer_all(members: Iterable[Any], message: Message) -> list[Any]:
     with nothing queued straight in its socket, inline: a class pays this per follower per
     step, and offer()'s call and its turn's acquire and release cost a fifth of the send. No
     turn is taken here: a greenlet that does not wait cannot be interrupted, and a writer
-    that waits holds its turn (`held`), so that channel goes the slow way."""
+    that waits holds its turn (`held`), so that channel goes the slow way, as does one with
+    anything queued (`_queued`). Both are read from the member's own slots."""
     full: list[Any] = []
     fast = message.latest is None and message.close is None and concurrency.cooperative()
     tag: Any = _UNSET
@@ -230,7 +241,7 @@ def offer_all(members: Iterable[Any], message: Message) -> list[Any]:
             if member.tag is not tag:
                 tag = member.tag
                 frame = message.frame(tag) or b""
-            if frame and member.open and not member._queue and not member._writing.held:
+            if frame and member.open and not member._queued and not member.held:
                 try:
                     sent = member._raw.send(frame, DONTWAIT)
                 except BlockingIOError:
@@ -242,8 +253,7 @@ def offer_all(members: Iterable[Any], message: Message) -> list[Any]:
                 if sent == len(frame):
                     continue
                 if sent >= 0:  # the rest goes first, before any later frame
-                    member._queue.append(frame[sent:])
-                    member.bell.set()
+                    member._put(frame[sent:])
                     continue
         if not member.offer(message):
             full.append(member)
