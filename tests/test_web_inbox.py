@@ -57,3 +57,87 @@ def test_a_close_or_a_broken_frame_ends_the_conversation_with_the_code_to_answer
     broken = Inbox(limit=64)
     assert not broken.feed(text_frame(b"\xff\xfe"))  # a text frame that is not UTF-8
     assert broken.code == 1007 and broken.messages == []
+
+
+def _frame(first: int, payload: bytes, masked: bool = True, long16: bool = False) -> bytes:
+    """Any client frame: `first` is its first byte (FIN, RSV, opcode) as sent."""
+    n = len(payload)
+    if long16 or 126 <= n < 65536:
+        head = struct.pack("!BBH", first, (0x80 if masked else 0) | 126, n)
+    elif n >= 65536:
+        head = struct.pack("!BBQ", first, (0x80 if masked else 0) | 127, n)
+    else:
+        head = struct.pack("!BB", first, (0x80 if masked else 0) | n)
+    if not masked:
+        return head + payload
+    mask = os.urandom(4)
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+# What peers send, common and not: the inbox reads the common frames itself and hands wsproto
+# the rest, so each kind here must come out as wsproto alone makes of it.
+KINDS = [
+    _frame(0x81, b'{"command": "next"}'),
+    _frame(0x81, b""),
+    _frame(0x81, "шаг 步".encode()),
+    _frame(0x81, b"x" * 125),
+    _frame(0x81, b"y" * 126),
+    _frame(0x81, b"z" * 4096),  # the limit
+    _frame(0x81, b"w" * 4097),  # over it
+    _frame(0x81, b"v" * 70_000),  # a 64-bit length
+    _frame(0x81, b"short", long16=True),  # a length not in its shortest form
+    _frame(0x81, b"\xff\xfe"),  # text that is not UTF-8
+    _frame(0x81, b"bare", masked=False),  # unmasked
+    _frame(0xC1, b"rsv"),  # an RSV bit without an extension
+    _frame(0x82, b"\x00\x01"),  # binary
+    _frame(0x01, b"frag") + _frame(0x80, b"ment"),  # a fragmented text message
+    _frame(0x89, b"p1"),
+    _frame(0x89, b""),
+    _frame(0x8A, b"pong"),
+    _frame(0x88, struct.pack("!H", 4001) + b"bye"),
+    _frame(0x83, b"?"),  # a reserved opcode
+]
+
+
+def _observed(inbox: Inbox, open_: bool) -> tuple[object, ...]:
+    return (open_, list(inbox.messages), inbox.pong, inbox.ponged, inbox.code)
+
+
+def test_every_kind_of_frame_comes_out_as_wsproto_alone_reads_it_however_it_is_split():
+    import random
+
+    rng = random.Random(16)
+    for _ in range(600):
+        data = b"".join(rng.choice(KINDS) for _ in range(rng.randint(1, 5)))
+        cuts = sorted(rng.sample(range(1, len(data)), min(rng.randint(0, 4), len(data) - 1)))
+        chunks = [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)], strict=True)]
+        ours, theirs = Inbox(limit=4096), Inbox(limit=4096)
+        theirs._common = False  # wsproto reads every frame
+        ours.ponged = theirs.ponged = False
+        # Fed until each says the conversation ended (wsproto may say so a chunk sooner: it
+        # checks UTF-8 as the bytes come, the inbox once its frame is whole)
+        seen = [_observed(inbox, _fed(inbox, chunks)) for inbox in (ours, theirs)]
+        assert seen[0] == seen[1], (data[:40], chunks)
+        assert ours.close_frame(1000, "") == theirs.close_frame(1000, "")
+
+
+def _fed(inbox: Inbox, chunks: list[bytes]) -> bool:
+    return all(inbox.feed(chunk) for chunk in chunks)  # (all() stops at the first False)
+
+
+def test_a_lessons_frames_are_read_without_wsproto_and_the_first_other_one_hands_over():
+    class Untouched:
+        def receive_data(self, data: bytes) -> None:
+            raise AssertionError(f"wsproto was given {data[:20]!r}")
+
+    inbox = Inbox(limit=4096)
+    wsproto, inbox._conn = inbox._conn, Untouched()  # type: ignore[assignment]
+    lesson = _frame(0x81, b'{"command": "next"}') + _frame(0x8A, b"") + _frame(0x89, b"hi")
+    inbox.ponged = False
+    for at in range(0, len(lesson), 7):  # in pieces, as TCP may deliver them
+        assert inbox.feed(lesson[at : at + 7])
+    assert inbox.messages == ['{"command": "next"}']
+    assert inbox.ponged and inbox.pong == b"\x8a\x02hi"
+    inbox._conn = wsproto
+    assert inbox.feed(_frame(0x82, b"\x07") + _frame(0x81, b"after"))
+    assert inbox.messages[1:] == [b"\x07", "after"]
