@@ -9,12 +9,13 @@ followers of a pagination room, one step a second as fanout.py steps:
   (reading the instructor's command and waking its handler, after a quiet second);
 - the step besides the sends: the instructor's Next from its command, read and parsed, to
   the end of its group sends, less the sends;
-- the sends, per member: the lab's group send (`offer_all`), and on alternate steps a bare
-  loop of `send()` over the same members' sockets in the same process, so the two differ
-  only by what the group send does per member.
+- the sends, per member: the lab's group send (`offer_all`) to half the members and a bare
+  loop of `send()` over the other half's sockets, the same frame in the same step (which half
+  and which goes first alternate), so the two differ only by what the group send does per
+  member.
 
 Then the lab all told (its CPU over the stepping seconds, as fanout.py counts it, here with
-half the steps sent by the bare loop) and the floor, in its own process as fanout.py runs it.
+half of each step sent by the bare loop) and the floor, in its own process as fanout.py runs it.
 Medians over the steps of each kind.
 
 Run: `.venv/bin/python bench/fanout_split.py [--followers 1000] [--steps 12]`.
@@ -43,8 +44,8 @@ from loadgen import (
 )
 
 # Put into the lab's worker when it starts (after gevent patched it): each group send of 100
-# members or more is timed, and every other one is replaced by a bare loop over the members'
-# sockets; each Next is timed, and so is the time since the previous one ended. Lines go to
+# members or more is timed, half of it replaced by a bare loop over those members' sockets;
+# each Next is timed, and so is the time since the previous one ended. Lines go to
 # $BENCH_SPLIT.
 TIMING = """
 def _timed(post_worker_init):
@@ -57,22 +58,28 @@ def _timed(post_worker_init):
         log = open(os.environ["BENCH_SPLIT"], "a", buffering=1)
         offer_all, handle = groups.offer_all, conversation.Conversation.handle
         state = {"big": 0, "sends": 0, "ended": 0, "stepped": 0}
+        def bare(members, message):
+            frame = message.frame(members[0].tag)
+            for member in members:
+                member._raw.send(frame, DONTWAIT)
+            return []
         def timed_offer_all(members, message):
             if len(members) < 100:
                 return offer_all(members, message)
+            # Half the members by each, the same frame: which half and which goes first
+            # alternate, so neither always meets the colder caches.
             state["big"] += 1
-            bare = state["big"] % 2 == 0
-            began = time.thread_time_ns()
-            if bare:
-                frame = message.frame(members[0].tag)
-                for member in members:
-                    member._raw.send(frame, DONTWAIT)
-                full = []
-            else:
-                full = offer_all(members, message)
-            spent = time.thread_time_ns() - began
-            state["sends"] += spent
-            log.write(f"{'bare' if bare else 'lab'} {spent / len(members)}\\n")
+            middle = len(members) // 2  # (halves in the order they joined: every other
+            # member instead costs both ways about 1 us more a member, its memory less warm)
+            halves = [members[:middle], members[middle:]][:: 1 if state["big"] % 2 else -1]
+            sends = [("lab", offer_all), ("bare", bare)][:: 1 if state["big"] % 4 < 2 else -1]
+            full = []
+            for (kind, send), half in zip(sends, halves):
+                began = time.thread_time_ns()
+                full += send(half, message)
+                spent = time.thread_time_ns() - began
+                state["sends"] += spent
+                log.write(f"{kind} {spent / len(half)}\\n")
             return full
         def timed_handle(self, *args, **kwargs):
             began = time.thread_time_ns()
