@@ -58,6 +58,10 @@ class Presence:
         self._down = False
         self._running = False
         self._since: dict[Channel, int] = {}  # the group layer's epoch when a socket entered
+        # Each room's student seats as the beat writes them (seat → value), kept as sockets come
+        # and go: naming 1,000 seats at each beat cost it 0.2 ms of its 0.25 (warm).
+        self._seats: dict[str, dict[str, str]] = {}
+        self._checked = 0  # the group layer's epoch when the beat last looked for stale sockets
         self._due = 0.0  # the earliest poll deadline ahead that this process knows (timer.py)
         self._wake = threading.Event()  # rung when a poll's deadline comes before the next beat
 
@@ -69,6 +73,7 @@ class Presence:
             with self._lock:
                 self._rooms.clear()
                 self._since.clear()
+                self._seats.clear()
                 self._counts.clear()
                 self._running = False  # the parent's beat did not come along
         return self._process
@@ -82,6 +87,8 @@ class Presence:
         with self._lock:
             self._rooms.setdefault(code, {})[ch] = value
             self._since[ch] = self.live.groups.epoch
+            if value is not None:
+                self._seats.setdefault(code, {})[_seat(ch)] = value
             start, self._running = not self._running, True
         if start:
             concurrency.spawn(self._loop)
@@ -102,6 +109,7 @@ class Presence:
                 return
             value = Seat(parse(value).student, attached, None if attached else step).value()
             self._rooms[code][ch] = value
+            self._seats.setdefault(code, {})[_seat(ch)] = value
         with contextlib.suppress(StoreUnavailable):  # the next beat writes it
             self.live.store.seats.sit(code, self.process, _seat(ch), value, self.ttl)
 
@@ -110,9 +118,11 @@ class Presence:
             members = self._rooms.get(code, {})
             value = members.pop(ch, None)
             self._since.pop(ch, None)
+            self._seats.get(code, {}).pop(_seat(ch), None)
             if not members:
                 self._rooms.pop(code, None)
                 self._counts.pop(code, None)
+                self._seats.pop(code, None)
         if value is None:
             return
         with contextlib.suppress(StoreUnavailable):  # the seat expires with the beat
@@ -160,12 +170,12 @@ class Presence:
         not answer."""
         with self._lock:
             rooms = {code: dict(members) for code, members in self._rooms.items() if members}
+            taken = {code: dict(self._seats.get(code, {})) for code in rooms}
         store, groups = self.live.store, self.live.groups
         try:
             if not groups.listening:  # the room's sends do not reach this process
                 raise StoreUnavailable("the group layer is not listening")
-            for code, members in rooms.items():
-                seats = {_seat(ch): v for ch, v in members.items() if v is not None}
+            for code, seats in taken.items():
                 store.seats.renew(code, self.process, seats, self.ttl)
             found = {code: store.get(code) for code in rooms}
             next_due = timer.close_due(self.live, [r for r in found.values() if r is not None])
@@ -191,11 +201,16 @@ class Presence:
             self.live.app.logger.warning("live rooms: the store answers again")
         self._down = False
         # Sockets that were open while this process heard nothing missed steps: they reconnect
-        # (1013) and get the room's state; those opened since then heard everything.
+        # (1013) and get the room's state; those opened since then heard everything. (With
+        # the epoch as at the last look, every socket here entered since, or was closed then.)
+        epoch = groups.epoch
+        if epoch == self._checked:
+            return
         for members in rooms.values():
             for ch in members:
-                if self._since.get(ch, groups.epoch) < groups.epoch:
+                if self._since.get(ch, epoch) < epoch:
                     ch.close(*OUTAGE)
+        self._checked = epoch
 
     def _end(self, code: str, members: list[Channel]) -> None:
         """The store lost room `code`: its pages here say the class ended, then close."""
