@@ -16,7 +16,7 @@ from collections.abc import Callable
 class Turn:
     """The write lock under gevent, as a flag (`held`) mixed into the object it guards: a
     group send reads it once per member, and kept in an object of its own it cost a cache miss
-    per member (about 0.2 µs of a 4.5 µs send, bench/). A group send only tries it and writes
+    per member (bench/cold_paths.py). A group send only tries it and writes
     without waiting, so it never holds it across a greenlet switch; the handler holds it while
     a slow socket makes it wait, and another writer then waits its turn. gevent's own Lock
     costs about a microsecond per try. Under threads the guarded object uses a Lock instead."""

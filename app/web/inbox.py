@@ -3,8 +3,8 @@
 The common frames (a whole text message within the limit in one frame, a ping, a pong:
 all a browser sends while a lesson runs) are read here directly; from the first frame of any
 other kind on, wsproto parses the frames. An instructor's command comes a second after the
-last, to cold caches: wsproto's 55 Python calls then took about 190 µs for one small frame,
-this about 50 (caches evicted before each; a classroom step is 1-2 ms in all). A text or
+last, to cold caches: wsproto's 55 Python calls then cost about four times what reading it
+here does (bench/cold_paths.py: 190 against 50 µs; a classroom step is 1-2 ms). A text or
 binary message is kept whole up to `limit` bytes; past that its bytes are dropped as they
 arrive and it is handed on as `Oversized(size)`, so a 10 MB frame costs no more memory than a
 small one and its sender can be told why it was refused. A ping is answered (only the newest
@@ -67,7 +67,8 @@ class Inbox:
             other = self._take_common(self._rest + data if self._rest else data)
             if other is None:
                 return True
-            self._common = False  # wsproto parses from this frame on, and every frame after
+            # wsproto parses from this frame on, and every frame after
+            self._common, self._rest = False, b""
             data = other
         self._conn.receive_data(data)
         for event in self._conn.events():
