@@ -171,6 +171,9 @@ class Presence:
         with self._lock:
             rooms = {code: dict(members) for code, members in self._rooms.items() if members}
             taken = {code: dict(self._seats.get(code, {})) for code in rooms}
+            # Read with the sockets: one that enters after this has `since` >= it, so a gap
+            # that ends later is seen by the next beat (epoch != _checked), not skipped.
+            epoch = self.live.groups.epoch
         store, groups = self.live.store, self.live.groups
         try:
             if not groups.listening:  # the room's sends do not reach this process
@@ -203,7 +206,6 @@ class Presence:
         # Sockets that were open while this process heard nothing missed steps: they reconnect
         # (1013) and get the room's state; those opened since then heard everything. (With
         # the epoch as at the last look, every socket here entered since, or was closed then.)
-        epoch = groups.epoch
         if epoch == self._checked:
             return
         for members in rooms.values():
