@@ -33,10 +33,11 @@ from pathlib import Path  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from loadgen import client_frame  # noqa: E402
+
 from app.web.inbox import Inbox  # noqa: E402
 from app.web.outbound import DONTWAIT, Outbound, Settings, offer_all  # noqa: E402
 from app.web.wsframe import Message, text_frame  # noqa: E402
-from tests.rawws import text_frame as client_frame  # noqa: E402
 
 READER = r"""
 import selectors, socket, sys
