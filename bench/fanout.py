@@ -47,7 +47,7 @@ from typing import Any
 from loadgen import (
     MARK,
     Follower,
-    cpu_seconds,
+    cpu_seconds_since,
     free_port,
     hung_up,
     in_order,
@@ -58,6 +58,7 @@ from loadgen import (
     serving_pids,
     settle,
     stuck_reader,
+    thread_cpu,
     wait_port,
 )
 from servers import FLOOR, PEER, lab_server, script, stop
@@ -88,7 +89,7 @@ async def lab_run(
         stuck = stuck_reader(port, path) if slow else None
         opened = time.perf_counter()
         mark(f"{n} followers joined; steps begin")  # (the lab's collections print between)
-        cpu0 = cpu_seconds(pids)
+        cpu0 = thread_cpu(pids)
         sent: dict[int, float] = {}
         for seq in range(1, steps + 1):
             if churn and seq == steps // 2:
@@ -104,7 +105,7 @@ async def lab_run(
             teacher.send('{"command": "next"}')
             await settle(followers, seq)
             await asyncio.sleep(max(0.0, 1.0 - (time.perf_counter() - sent[seq])))
-        cpu1 = cpu_seconds(pids)
+        used = cpu_seconds_since(cpu0, pids)
         mark("steps end")
         rss2 = rss_kib(pids)
         dropped_after = float("nan")
@@ -116,7 +117,7 @@ async def lab_run(
                 dropped_after = time.perf_counter() - opened
         lat = [f.arrived[s] - t for f in followers for s, t in sent.items() if s in f.arrived]
         result = {
-            "per_follower_us": (cpu1 - cpu0) / (n * steps) * 1e6,
+            "per_follower_us": used / (n * steps) * 1e6,
             "p50_ms": percentile(lat, 0.5) * 1e3,
             "p99_ms": percentile(lat, 0.99) * 1e3,
             "idle_kib": (rss1 - rss0) / n,
@@ -148,7 +149,7 @@ async def bare_run(n: int, payloads: list[bytes], steps: int, floor: bool) -> di
         followers = await open_many(n, port, "/follow")
         await asyncio.sleep(1.0)
         rss1 = rss_kib(pids)
-        cpu0 = cpu_seconds(pids)
+        cpu0 = thread_cpu(pids)
         sent = {}
         deltas = {int(m.group(2)): p for p in payloads if (m := MARK.search(p, 0, 200))}
         steps = min(steps, max(deltas))
@@ -161,12 +162,12 @@ async def bare_run(n: int, payloads: list[bytes], steps: int, floor: bool) -> di
                 control.send(deltas[seq].decode())
             await settle(followers, seq)
             await asyncio.sleep(max(0.0, 1.0 - (time.perf_counter() - sent[seq])))
-        cpu1 = cpu_seconds(pids)
+        used = cpu_seconds_since(cpu0, pids)
         lat = [f.arrived[s] - t for f in followers for s, t in sent.items() if s in f.arrived]
         for f in (control, *followers):
             f.close()
         return {
-            "per_follower_us": (cpu1 - cpu0) / (n * steps) * 1e6,
+            "per_follower_us": used / (n * steps) * 1e6,
             "p50_ms": percentile(lat, 0.5) * 1e3,
             "p99_ms": percentile(lat, 0.99) * 1e3,
             "idle_kib": (rss1 - rss0) / n,

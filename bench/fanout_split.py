@@ -35,12 +35,13 @@ from pathlib import Path
 import servers
 from fanout import bare_run
 from loadgen import (
-    cpu_seconds,
+    cpu_seconds_since,
     free_port,
     open_many,
     open_room,
     serving_pids,
     settle,
+    thread_cpu,
 )
 
 # Put into the lab's worker when it starts (after gevent patched it): each group send of 100
@@ -116,16 +117,16 @@ async def lab_split(n: int, steps: int, log: Path) -> dict[str, list[float]]:
         followers = await open_many(n, port, path, keep_first=True)
         await settle(followers, 0)
         await asyncio.sleep(1.0)
-        cpu0 = cpu_seconds(pids)
+        cpu0 = thread_cpu(pids)
         await asyncio.sleep(steps)
-        idle = (cpu_seconds(pids) - cpu0) / steps
-        cpu0 = cpu_seconds(pids)
+        idle = cpu_seconds_since(cpu0, pids) / steps
+        cpu0 = thread_cpu(pids)
         for seq in range(1, steps + 1):
             sent = time.perf_counter()
             teacher.send('{"command": "next"}')
             await settle(followers, seq)
             await asyncio.sleep(max(0.0, 1.0 - (time.perf_counter() - sent)))
-        stepping = (cpu_seconds(pids) - cpu0) / steps
+        stepping = cpu_seconds_since(cpu0, pids) / steps
         figures: dict[str, list[float]] = {"idle": [idle * 1e9], "step": [stepping * 1e9]}
         for line in log.read_text().splitlines():
             kind, value = line.split()

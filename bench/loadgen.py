@@ -48,18 +48,29 @@ def serving_pids(pid: int) -> list[int]:
     return [int(c) for c in children] or [pid]
 
 
-def cpu_seconds(pids: list[int]) -> float:
-    """CPU time (user and system) of the processes' threads, to the nanosecond: the first
-    field of each thread's schedstat. /proc/<pid>/stat counts in clock ticks (10 ms), as
-    much as 1,000 followers' whole step costs, so a run of a few steps read it to ±20 %."""
-    total = 0
+def thread_cpu(pids: list[int]) -> dict[str, int]:
+    """Each thread's CPU time so far (user and system), in nanoseconds, by its /proc path: the
+    first field of its schedstat. /proc/<pid>/stat counts in clock ticks (10 ms), as much as
+    1,000 followers' whole step costs, so a run of a few steps read it to ±20 %."""
+    times = {}
     for pid in pids:
         for task in Path(f"/proc/{pid}/task").iterdir():
             try:
-                total += int((task / "schedstat").read_text().split()[0])
+                times[str(task)] = int((task / "schedstat").read_text().split()[0])
             except (OSError, IndexError, ValueError):  # a thread that just ended
                 continue
-    return total / 1e9
+    return times
+
+
+def cpu_seconds_since(before: dict[str, int], pids: list[int]) -> float:
+    """The CPU time the processes' threads used since `before` (thread_cpu): each thread alive
+    now, from then or from its start. Not the difference of two sums: a thread that ends in
+    between would take its whole life's CPU off the figure (gevent's resolver threads, idle
+    since the Redis connection was made, end during a run: a third of a 1,000-follower run's
+    CPU with Redis went missing so). A thread that ends in between loses its time since
+    `before`; the lab's threads that do so are idle ones."""
+    now = thread_cpu(pids)
+    return sum(t - before.get(task, 0) for task, t in now.items()) / 1e9
 
 
 def rss_kib(pids: list[int]) -> int:
