@@ -70,7 +70,7 @@ def test_an_error_shows_its_line_and_the_fix_brings_the_preview_back(browser, la
         text = page.locator("#author-text")
         original = text.input_value()
         line = original.split("\n").index("    listChanged: false") + 1
-        text.fill(original.replace("listChanged: false", "listChanged: maybe"))
+        paste(page, original.replace("listChanged: false", "listChanged: maybe"))
         error = page.locator("#author-errors .error-line").first
         expect(error).to_contain_text(
             f"challenge-silent-server.yaml:{line}: servers[0].listChanged: 'maybe'"
@@ -138,7 +138,7 @@ def test_a_share_link_opens_the_same_scenario_in_a_fresh_browser(browser, lab):
         mine = text.input_value().replace(
             "Merge ticket 41 into ticket 40.", "Merge ticket 7 into 6."
         )
-        text.fill(mine)
+        paste(page, mine)
         expect(link).not_to_have_value(before)  # the link of this very text
         shared = link.input_value()
         page.get_by_role("button", name="Copy link").click()
