@@ -83,6 +83,23 @@ def test_a_deadline_the_beat_could_not_act_on_does_not_make_it_spin(app: Flask):
     assert len(beats) < 5
 
 
+def test_the_beat_comes_at_a_polls_deadline_not_at_its_own_interval(app: Flask):
+    """A timed poll closes at its deadline, not up to a beat's interval later: the beat is told
+    the deadline (`due`, as opening the poll does) and comes then. (The outage test across
+    processes moves a deadline to now instead of waiting for it.)"""
+    presence = app.extensions["classroom"].presence
+    assert presence.interval >= 5
+    presence._rooms["ABC234"] = {object(): None}  # a room with a socket here: the beat runs
+    came = threading.Event()
+    presence.beat = came.set  # type: ignore[method-assign]
+    threading.Thread(target=presence._loop, daemon=True).start()
+    try:
+        presence.due(time.time() + 0.3)
+        assert came.wait(presence.interval - 1)
+    finally:
+        presence._rooms.clear()  # (the loop ends at its next beat)
+
+
 def test_a_paced_room_comes_back_to_following_at_the_step_the_instructor_picks():
     room = rooms.pace(a_room(), 1.0, True)
     assert room.paced and room.seq == 1
