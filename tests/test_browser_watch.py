@@ -50,6 +50,8 @@ class SdkClient:
 
     def __init__(self, flow: Callable[[SdkClient], Awaitable[None]]) -> None:
         self.listed = threading.Event()
+        self.relist = threading.Event()  # cleared: after the change, wait to list again
+        self.relist.set()
         self.after: list[str] | None = None
         self.error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, args=(flow,), daemon=True)
@@ -82,6 +84,7 @@ def legacy(url: str) -> Callable[[SdkClient], Awaitable[None]]:
                 assert (await gather_session(session))[0] == BEFORE
                 me.listed.set()
                 await changed.wait()
+                await anyio.to_thread.run_sync(me.relist.wait, 10)
                 me.after = (await gather_session(session))[0]
 
     return flow
@@ -144,13 +147,18 @@ def test_live_view_shows_a_legacy_sdk_session_as_it_happens_and_a_change_it_foll
 
     change = page.get_by_role("button", name="Apply the next change")
     change.focus()
+    sdk.relist.clear()  # the client lists again only once the page has said the change
     page.keyboard.press("Enter")  # reachable and usable by keyboard
     expect(page.locator("#alert")).to_contain_text(
         "Change 1 applied: +search_invoices", timeout=WAIT_MS
     )
+    sdk.relist.set()
     expect(transport).to_contain_text("notifications/tools/list_changed", timeout=WAIT_MS)
     # The client's re-list arrives and lands in its cache, without a reload.
     expect(cache_of_client(page)).to_contain_text("search_invoices", timeout=WAIT_MS)
+    # What the student's command was told stays while the session goes on (the steps that
+    # came since did not wipe it).
+    expect(page.locator("#alert")).to_contain_text("Change 1 applied: +search_invoices")
     assert sdk.finish() == AFTER
     assert page.evaluate("() => window.sameDocument") is True
     expect(page.locator("#watch-status")).to_contain_text("changes applied: 1")

@@ -38,12 +38,19 @@ def env(lab: Lab, s: Scene) -> dict[str, Any]:
     return {"lang": s.lang, "v": links, "scenario": scenario, "step": s.step}
 
 
-def own(v: Viewer, pacer: Pacer, alert: str = "") -> dict[str, Draft]:
-    """This connection's regions: its view tabs, play/pause and speed, and the alert line."""
+def own(v: Viewer, pacer: Pacer, alert: str | None = "") -> dict[str, Draft]:
+    """This connection's regions: its view tabs, play/pause and speed, and the alert line.
+    `alert` None leaves the alert line as it is: a frame the student did not ask for (a watched
+    session's next message) must not wipe what their last command was told."""
     base = (v.sid, v.version, v.transport, v.lang)
-    if alert:
-        v.alerts += 1  # said again, even in the same words
-    said = v.alerts if alert else 0
+    if alert is None:
+        alert = v.alert
+        said = v.alerts if alert else 0
+    else:
+        if alert:
+            v.alerts += 1  # said again, even in the same words
+        said = v.alerts if alert else 0
+        v.alert = alert
     return {
         "tabs": Sketch("tabs", "partials/_tabs.html", base, view=v.view).done(cached=False),
         "player": Sketch(
@@ -100,11 +107,14 @@ def page_html(
         )
 
 
-def frame(lab: Lab, v: Viewer, pacer: Pacer, alert: str = "", again: Iterable[str] = ()) -> str:
+def frame(
+    lab: Lab, v: Viewer, pacer: Pacer, alert: str | None = "", again: Iterable[str] = ()
+) -> str:
     """What the page needs to show this viewer's state now: the regions and parts that changed
     since it last showed (everything, when that is unknown; of the overview, the picture the
     page displays, when it said which), as one message. `again` names
-    regions sent whole even if unchanged (a question answered once more is said once more)."""
+    regions sent whole even if unchanged (a question answered once more is said once more);
+    `alert` None keeps the alert line on show (own())."""
     s = scene(lab, v)
     found = drafts(lab, s, SHARED) | own(v, pacer, alert)
     ops = unseen(diff(v.shown, layout(found.values())), hidden(v.shape))

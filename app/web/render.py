@@ -55,6 +55,7 @@ class Viewer:
     resumed: bool = False  # the socket resumes after a drop: the page may show anything
     shape: str = ""  # the overview picture the page displays ("wide", "tall"; "": both)
     alerts: int = 0  # alerts said so far: the same words said twice are said again
+    alert: str = ""  # the alert line on show (what the last command was told)
 
     @property
     def sid(self) -> str:

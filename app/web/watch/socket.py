@@ -80,8 +80,9 @@ class Watch:
             return [*out, lab_html(self.lab, self.v, self.pacer)]
         if len(shown.steps) > had and was_last:
             self.v.step = len(shown.steps) - 1
-        # what changed: the new step if followed, the timeline's marks, the title and version
-        return [*out, *self._frame()]
+        # what changed: the new step if followed, the timeline's marks, the title and version;
+        # the alert line stays (what the student's last command was told, as the change)
+        return [*out, *self._frame(None)]
 
     def change(self) -> list[str]:
         """Ask the served server for its next change, and follow the session to show it."""
@@ -127,7 +128,7 @@ class Watch:
             return render_template("partials/_alert.html", alert=text)
         return frame(self.lab, self.v, self.pacer, text)
 
-    def _frame(self, alert: str = "", again: tuple[str, ...] = ()) -> list[str]:
+    def _frame(self, alert: str | None = "", again: tuple[str, ...] = ()) -> list[str]:
         """What the page lacks of the session on show (app.web.pages.frame), if anything."""
         if self.v is None:
             return []
