@@ -44,13 +44,12 @@ def own(v: Viewer, pacer: Pacer, alert: str | None = "") -> dict[str, Draft]:
     session's next message) must not wipe what their last command was told."""
     base = (v.sid, v.version, v.transport, v.lang)
     if alert is None:
-        alert = v.alert
-        said = v.alerts if alert else 0
+        alert = v.alert  # as on show: the same key, so no change is sent
     else:
         if alert:
             v.alerts += 1  # said again, even in the same words
-        said = v.alerts if alert else 0
         v.alert = alert
+    said = v.alerts if alert else 0
     return {
         "tabs": Sketch("tabs", "partials/_tabs.html", base, view=v.view).done(cached=False),
         "player": Sketch(
